@@ -1,0 +1,225 @@
+// Package sse frames Server-Sent Events: Reader splits a byte stream into
+// events with a carried tail and a size cap, and the Append functions write
+// events.
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+
+	"slipstream/pool"
+)
+
+// ErrTooLarge is returned by Next when one event exceeds the Reader's
+// MaxEvent bytes.
+var ErrTooLarge = errors.New("sse: event too large")
+
+// DefaultMaxEvent is the event size cap used when Reader.MaxEvent is 0.
+const DefaultMaxEvent = 16 << 20
+
+const readSize = 16 << 10
+
+// Event is one framed event. All fields are views into the Reader's buffer,
+// valid until the next call to Next or Release.
+type Event struct {
+	Name []byte // value of the event: field, nil when absent
+	// Data is the data: field; several data lines are joined with '\n'.
+	Data []byte
+	// Raw is the event exactly as it arrived, separator included, for
+	// verbatim forwarding.
+	Raw []byte
+}
+
+// IsComment reports whether e carried neither a name nor data (only
+// comments such as ": ping", or id:/retry: fields).
+func (e *Event) IsComment() bool { return e.Name == nil && e.Data == nil }
+
+// Reader reads events from an underlying stream. The zero value is not
+// usable; call Reset. A Reader keeps one pooled buffer that grows only to
+// hold an event larger than it, and goes back to the pool on Release.
+type Reader struct {
+	// MaxEvent caps the size of one event; 0 means DefaultMaxEvent.
+	MaxEvent int
+
+	r          io.Reader
+	buf        *pool.Buffer
+	start, end int // unread bytes are buf.B[start:end]
+	data       []byte
+	err        error
+}
+
+// Reset makes the reader read from r, keeping its buffer.
+func (rd *Reader) Reset(r io.Reader) {
+	rd.r = r
+	rd.start, rd.end = 0, 0
+	rd.err = nil
+	rd.data = rd.data[:0]
+	if rd.buf == nil {
+		rd.buf = pool.Get(readSize)
+	}
+	rd.buf.B = rd.buf.B[:cap(rd.buf.B)]
+}
+
+// Release returns the reader's buffer to the pool and drops r.
+func (rd *Reader) Release() {
+	pool.Put(rd.buf)
+	rd.buf = nil
+	rd.r = nil
+	rd.data = rd.data[:0]
+}
+
+// Buffered returns the unread bytes held by the reader.
+func (rd *Reader) Buffered() int { return rd.end - rd.start }
+
+// Next returns the next event that carries a name, data, or only comments.
+// At the end of the stream it returns io.EOF; a stream that ends inside an
+// event yields that event first (the caller decides whether it is
+// complete), then io.EOF. Other errors come from the underlying reader.
+func (rd *Reader) Next() (Event, error) {
+	for {
+		if n := eventEnd(rd.buf.B[rd.start:rd.end]); n > 0 {
+			raw := rd.buf.B[rd.start : rd.start+n]
+			rd.start += n
+			return rd.parse(raw), nil
+		}
+		if rd.err != nil {
+			return rd.tail()
+		}
+		if err := rd.fill(); err != nil {
+			return Event{}, err
+		}
+	}
+}
+
+// tail returns what is left after the stream ended: a last event without
+// its blank line, or the read error.
+func (rd *Reader) tail() (Event, error) {
+	rest := rd.buf.B[rd.start:rd.end]
+	rd.start = rd.end
+	if len(bytes.TrimSpace(rest)) == 0 {
+		return Event{}, rd.err
+	}
+	return rd.parse(rest), nil
+}
+
+// fill reads more bytes, compacting or growing the buffer first.
+func (rd *Reader) fill() error {
+	if rd.start > 0 && rd.end == len(rd.buf.B) {
+		rd.end = copy(rd.buf.B, rd.buf.B[rd.start:rd.end])
+		rd.start = 0
+	}
+	if rd.end == len(rd.buf.B) {
+		if err := rd.grow(); err != nil {
+			return err
+		}
+	}
+	n, err := rd.r.Read(rd.buf.B[rd.end:])
+	rd.end += n
+	if err != nil {
+		rd.err = err
+	}
+	return nil
+}
+
+// grow doubles the buffer for one oversized event, up to MaxEvent.
+func (rd *Reader) grow() error {
+	maxEvent := rd.MaxEvent
+	if maxEvent <= 0 {
+		maxEvent = DefaultMaxEvent
+	}
+	if rd.end-rd.start >= maxEvent {
+		return ErrTooLarge
+	}
+	nb := pool.Get(min(2*len(rd.buf.B), maxEvent+readSize))
+	nb.B = nb.B[:cap(nb.B)]
+	rd.end = copy(nb.B, rd.buf.B[rd.start:rd.end])
+	rd.start = 0
+	pool.Put(rd.buf)
+	rd.buf = nb
+	return nil
+}
+
+// eventEnd returns the length of the first complete event in b (through
+// its blank line), or 0. Lines end in "\n", "\r\n" or "\r".
+func eventEnd(b []byte) int {
+	lineStart := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		if c == '\r' {
+			if i+1 == len(b) {
+				return 0 // a "\n" may follow; wait for it
+			}
+			if b[i+1] == '\n' {
+				i++
+			}
+		}
+		if lineStart == i || (c == '\r' && lineStart == i-1 && b[i] == '\n') {
+			return i + 1
+		}
+		lineStart = i + 1
+	}
+	return 0
+}
+
+// parse reads the fields of one raw event.
+func (rd *Reader) parse(raw []byte) Event {
+	ev := Event{Raw: raw}
+	multi := false
+	for rest := raw; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexAny(rest, "\r\n"); i >= 0 {
+			line = rest[:i]
+			rest = skipEOL(rest[i:])
+		} else {
+			rest = nil
+		}
+		name, value := splitField(line)
+		switch string(name) {
+		case "event":
+			ev.Name = value
+		case "data":
+			ev.Data, multi = rd.addData(ev.Data, value, multi)
+		}
+	}
+	return ev
+}
+
+func (rd *Reader) addData(cur, value []byte, multi bool) ([]byte, bool) {
+	if cur == nil {
+		if value == nil {
+			value = []byte{}
+		}
+		return value, false
+	}
+	if !multi {
+		rd.data = append(rd.data[:0], cur...)
+	}
+	rd.data = append(rd.data, '\n')
+	rd.data = append(rd.data, value...)
+	return rd.data, true
+}
+
+func skipEOL(b []byte) []byte {
+	if len(b) > 1 && b[0] == '\r' && b[1] == '\n' {
+		return b[2:]
+	}
+	return b[1:]
+}
+
+// splitField splits "name: value" (one optional space after the colon).
+// A comment line (leading colon) has an empty name.
+func splitField(line []byte) (name, value []byte) {
+	i := bytes.IndexByte(line, ':')
+	if i < 0 {
+		return line, line[len(line):]
+	}
+	value = line[i+1:]
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	return line[:i], value
+}

@@ -1,0 +1,108 @@
+package sse
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type got struct{ name, data, raw string }
+
+func readAll(t *testing.T, r io.Reader, max int) ([]got, error) {
+	t.Helper()
+	var rd Reader
+	rd.MaxEvent = max
+	rd.Reset(r)
+	defer rd.Release()
+	var out []got
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			return out, err
+		}
+		out = append(out, got{string(ev.Name), string(ev.Data), string(ev.Raw)})
+	}
+}
+
+func TestReaderFraming(t *testing.T) {
+	f := func(in string, want ...got) {
+		t.Helper()
+		for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in))} {
+			evs, err := readAll(t, r, 0)
+			if err != nil {
+				t.Fatalf("%q: %v", in, err)
+			}
+			if len(evs) != len(want) {
+				t.Fatalf("%q: got %d events %q, want %d", in, len(evs), evs, len(want))
+			}
+			for i := range want {
+				if evs[i] != want[i] {
+					t.Fatalf("%q: event %d = %q, want %q", in, i, evs[i], want[i])
+				}
+			}
+		}
+	}
+	f("")
+	f("data: {}\n\n", got{"", "{}", "data: {}\n\n"})
+	f("event: a\ndata: 1\n\nevent: b\ndata: 2\n\n",
+		got{"a", "1", "event: a\ndata: 1\n\n"}, got{"b", "2", "event: b\ndata: 2\n\n"})
+	f("data: x\r\n\r\ndata: y\r\n\r\n", got{"", "x", "data: x\r\n\r\n"}, got{"", "y", "data: y\r\n\r\n"})
+	f(": ping\n\ndata: [DONE]\n\n", got{"", "", ": ping\n\n"}, got{"", "[DONE]", "data: [DONE]\n\n"})
+	f("data:nospace\n\n", got{"", "nospace", "data:nospace\n\n"})
+	f("data: a\ndata: b\n\n", got{"", "a\nb", "data: a\ndata: b\n\n"})
+	// A stream that ends without the final blank line still yields its event.
+	f("data: {\"a\":1}\n", got{"", `{"a":1}`, "data: {\"a\":1}\n"})
+	f("data: last", got{"", "last", "data: last"})
+}
+
+func TestReaderCommentHasNoData(t *testing.T) {
+	var rd Reader
+	rd.Reset(strings.NewReader(": keepalive\n\n"))
+	defer rd.Release()
+	ev, err := rd.Next()
+	if err != nil || !ev.IsComment() {
+		t.Fatalf("got %+v, %v", ev, err)
+	}
+}
+
+func TestReaderGrowsForLargeEvent(t *testing.T) {
+	big := strings.Repeat("x", 100_000)
+	evs, err := readAll(t, strings.NewReader("data: "+big+"\n\ndata: small\n\n"), 0)
+	if err != nil || len(evs) != 2 || evs[0].data != big || evs[1].data != "small" {
+		t.Fatalf("got %d events, err %v", len(evs), err)
+	}
+}
+
+func TestReaderTooLarge(t *testing.T) {
+	big := strings.Repeat("x", 100_000)
+	_, err := readAll(t, strings.NewReader("data: "+big+"\n\n"), 50_000)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}
+
+func TestReaderReadError(t *testing.T) {
+	boom := errors.New("boom")
+	r := io.MultiReader(strings.NewReader("data: 1\n\n"), iotest.ErrReader(boom))
+	evs, err := readAll(t, r, 0)
+	if len(evs) != 1 || !errors.Is(err, boom) {
+		t.Fatalf("got %q, %v", evs, err)
+	}
+}
+
+func TestAppend(t *testing.T) {
+	b := AppendEvent(nil, "message_stop", []byte(`{"type":"message_stop"}`))
+	b = AppendData(b, []byte("[DONE]"))
+	b = AppendEventStart(b, "x")
+	b = append(b, "{}"...)
+	b = AppendEventEnd(b)
+	want := "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\ndata: [DONE]\n\nevent: x\ndata: {}\n\n"
+	if string(b) != want {
+		t.Fatalf("got %q", b)
+	}
+}
