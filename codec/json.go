@@ -230,3 +230,19 @@ func Compact(dst, raw []byte) []byte {
 	}
 	return dst
 }
+
+// clipLen is how much of a foreign body an error message may quote.
+const clipLen = 256
+
+// AppendClipped appends at most the first 256 bytes of b as escaped JSON
+// string content, for quoting bad input in an error message.
+func AppendClipped(dst, b []byte) []byte {
+	if len(b) > clipLen {
+		return append(AppendEscaped(dst, b[:clipLen]), "..."...)
+	}
+	return AppendEscaped(dst, b)
+}
+
+// NoMessage is the message of an upstream error whose body said nothing
+// readable.
+var NoMessage = []byte("upstream returned an error without a message")

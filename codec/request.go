@@ -43,6 +43,10 @@ type Request struct {
 	Reasoning Reasoning
 	Format    Format
 
+	// Created is the Unix time in seconds that encoders write into
+	// created/created_at fields; the server stamps it, tests fix it.
+	Created int64
+
 	// IncludeUsage is Chat's stream_options.include_usage: the client wants
 	// the final usage chunk.
 	IncludeUsage bool
