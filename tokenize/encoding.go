@@ -1,0 +1,152 @@
+// Package tokenize counts and encodes text with OpenAI's byte-pair encodings
+// o200k_base and cl100k_base, exactly as tiktoken does (without special
+// tokens), at memory speed and without allocating.
+//
+// Each encoding's table is built once per process, on first use, and shared
+// by every caller: its token bytes alias an embedded blob, so the heap cost
+// is the offsets and the hash index (about 2.8 MB for o200k_base, 1.4 MB for
+// cl100k_base).
+package tokenize
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"slipstream/pool"
+)
+
+// ErrUnknownEncoding is returned by Get for a name it does not know.
+var ErrUnknownEncoding = errors.New("unknown encoding")
+
+var (
+	//go:embed tables/o200k_base.bin
+	o200kBlob string
+	//go:embed tables/cl100k_base.bin
+	cl100kBlob string
+
+	o200k  = &Encoding{name: "o200k_base", split: splitO200k, blob: &o200kBlob}
+	cl100k = &Encoding{name: "cl100k_base", split: splitCl100k, blob: &cl100kBlob}
+)
+
+// Encoding is one byte-pair encoding. The two Encodings are package-level
+// singletons; all methods are safe for concurrent use.
+type Encoding struct {
+	name  string
+	split func(t []byte, i int) int
+	blob  *string
+	once  sync.Once
+	tab   atomic.Pointer[table]
+}
+
+// O200k returns the o200k_base encoding (GPT-4o and later OpenAI models).
+func O200k() *Encoding { return o200k }
+
+// Cl100k returns the cl100k_base encoding (GPT-4, GPT-3.5).
+func Cl100k() *Encoding { return cl100k }
+
+// Get returns the encoding named name: "o200k_base" or "cl100k_base".
+func Get(name string) (*Encoding, error) {
+	switch name {
+	case o200k.name:
+		return o200k, nil
+	case cl100k.name:
+		return cl100k, nil
+	}
+	if len(name) > 64 {
+		name = name[:64] + "..."
+	}
+	return nil, fmt.Errorf("cannot get encoding %q: %w", name, ErrUnknownEncoding)
+}
+
+// Name returns the encoding's tiktoken name, such as "o200k_base".
+func (e *Encoding) Name() string { return e.name }
+
+// Count returns the number of tokens in text. Special-token text such as
+// "<|endoftext|>" is counted as ordinary text. Invalid UTF-8 bytes count as
+// U+FFFD each, as in tiktoken-go. text is only read.
+//
+// The first call on an encoding builds its table; Count(nil) does that ahead
+// of time.
+func (e *Encoding) Count(text []byte) int {
+	t := e.table()
+	st := acquireState()
+	_, n := st.encode(e, t, text, nil, false)
+	releaseState(st)
+	return n
+}
+
+// CountString is Count for a string, without copying it.
+func (e *Encoding) CountString(s string) int {
+	return e.Count(pool.S2B(s))
+}
+
+// AppendTokens appends the token ids of text to dst and returns the extended
+// slice; it allocates only when dst lacks capacity. The ids are the ones
+// tiktoken's encode_ordinary returns.
+func (e *Encoding) AppendTokens(dst []uint32, text []byte) []uint32 {
+	t := e.table()
+	st := acquireState()
+	dst, _ = st.encode(e, t, text, dst, true)
+	releaseState(st)
+	return dst
+}
+
+// Decode appends the bytes of the tokens ids to dst. It is meant for tests
+// and tools, not for the hot path. It panics on an id outside the encoding.
+func (e *Encoding) Decode(dst []byte, ids []uint32) []byte {
+	t := e.table()
+	for _, id := range ids {
+		dst = append(dst, t.token(id)...)
+	}
+	return dst
+}
+
+func (e *Encoding) table() *table {
+	if t := e.tab.Load(); t != nil {
+		return t
+	}
+	return e.tableSlow()
+}
+
+func (e *Encoding) tableSlow() *table {
+	e.once.Do(func() { e.tab.Store(newTable(*e.blob)) })
+	return e.tab.Load()
+}
+
+// encode splits text into pieces and encodes each: a piece that is a token
+// is one token, any other is byte-pair merged. It returns dst (extended when
+// ids is set) and the token count.
+func (st *state) encode(e *Encoding, t *table, text []byte, dst []uint32, ids bool) ([]uint32, int) {
+	valid := utf8.Valid(text)
+	count := 0
+	for i := 0; i < len(text); {
+		end := e.split(text, i)
+		piece := text[i:end]
+		i = end
+		if !valid {
+			piece = st.validUTF8(piece)
+		}
+		if len(piece) == 1 {
+			count++
+			if ids {
+				dst = append(dst, t.byteRank[piece[0]])
+			}
+			continue
+		}
+		if r, ok := t.lookup(piece); ok {
+			count++
+			if ids {
+				dst = append(dst, r)
+			}
+			continue
+		}
+		var k int
+		dst, k = st.merge(t, piece, dst, ids)
+		count += k
+	}
+	return dst, count
+}

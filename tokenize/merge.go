@@ -1,0 +1,180 @@
+package tokenize
+
+// smallPiece is the longest piece merged by the quadratic scan; longer pieces
+// use the heap. The scan is faster for the short pieces that dominate text
+// (see BenchmarkMerge), the heap bounds the worst case at O(n log n).
+const smallPiece = 48
+
+// merge byte-pair encodes piece, a pre-tokenizer piece that is not itself a
+// token, and returns how many tokens it became. When ids is set, the token
+// ranks are appended to dst.
+//
+// The result equals tiktoken's: repeatedly merge the adjacent pair whose
+// concatenation has the lowest rank, the leftmost one on ties.
+func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
+	if len(piece) <= smallPiece {
+		return st.mergeSmall(t, piece, dst, ids)
+	}
+	return st.mergeHeap(t, piece, dst, ids)
+}
+
+// rankOf returns the rank of b, or noRank when b is not a token.
+func (t *table) rankOf(b []byte) uint32 {
+	if r, ok := t.lookup(b); ok {
+		return r
+	}
+	return noRank
+}
+
+// mergeSmall keeps part boundaries in an array and scans all pairs for the
+// lowest rank after every merge: O(n^2), with no bookkeeping overhead.
+func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint32, int) {
+	bounds, pairs := st.bounds[:0], st.pairs[:0]
+	for i := 0; i <= len(p); i++ {
+		bounds = append(bounds, int32(i))
+	}
+	for i := 0; i+1 < len(p); i++ {
+		pairs = append(pairs, t.rankOf(p[i:i+2]))
+	}
+	for len(pairs) > 0 {
+		k, low := 0, noRank
+		for i, r := range pairs {
+			if r < low {
+				k, low = i, r
+			}
+		}
+		if low == noRank {
+			break
+		}
+		// Parts k and k+1 become part k; pair k disappears, and the pairs
+		// on either side of the new part change.
+		bounds = append(bounds[:k+1], bounds[k+2:]...)
+		pairs = append(pairs[:k], pairs[k+1:]...)
+		if k < len(pairs) {
+			pairs[k] = t.rankOf(p[bounds[k]:bounds[k+2]])
+		}
+		if k > 0 {
+			pairs[k-1] = t.rankOf(p[bounds[k-1]:bounds[k+1]])
+		}
+	}
+	st.bounds, st.pairs = bounds, pairs
+	if ids {
+		for i := 0; i+1 < len(bounds); i++ {
+			dst = append(dst, t.rankOf(p[bounds[i]:bounds[i+1]]))
+		}
+	}
+	return dst, len(bounds) - 1
+}
+
+// mergeHeap keeps the parts in a doubly linked list over byte positions and
+// the candidate pairs in a min-heap keyed by (rank, position), so each merge
+// costs O(log n). Heap entries are not removed when a merge invalidates them;
+// an entry is live only while pairRank still holds its rank, which works
+// because a part only grows and ranks identify byte strings uniquely.
+func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32, int) {
+	n := int32(len(p))
+	st.growHeapScratch(int(n))
+	next, prev, pairRank, partRank := st.next, st.prev, st.pairRank, st.partRank
+	h := st.heap[:0]
+	for i := int32(0); i < n; i++ {
+		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
+	}
+	for i := int32(0); i+1 < n; i++ {
+		if r := t.rankOf(p[i : i+2]); r != noRank {
+			pairRank[i] = r
+			h = append(h, heapEntry(r, i))
+		}
+	}
+	heapInit(h)
+	parts := int(n)
+	for len(h) > 0 {
+		var e uint64
+		e, h = heapPop(h)
+		r, i := uint32(e>>32), int32(e)
+		if pairRank[i] != r {
+			continue
+		}
+		j := next[i]
+		k := next[j]
+		next[i], partRank[i], pairRank[j] = k, r, noRank
+		if k < n {
+			prev[k] = i
+		}
+		parts--
+		pairRank[i] = noRank
+		if k < n {
+			if r2 := t.rankOf(p[i:next[k]]); r2 != noRank {
+				pairRank[i] = r2
+				h = heapPush(h, heapEntry(r2, i))
+			}
+		}
+		if pi := prev[i]; pi >= 0 {
+			pairRank[pi] = t.rankOf(p[pi:k])
+			if pairRank[pi] != noRank {
+				h = heapPush(h, heapEntry(pairRank[pi], pi))
+			}
+		}
+	}
+	st.heap = h
+	if ids {
+		for i := int32(0); i < n; i = next[i] {
+			dst = append(dst, partRank[i])
+		}
+	}
+	return dst, parts
+}
+
+func heapEntry(rank uint32, pos int32) uint64 {
+	return uint64(rank)<<32 | uint64(uint32(pos))
+}
+
+func heapInit(h []uint64) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		heapDown(h, i)
+	}
+}
+
+func heapPush(h []uint64, e uint64) []uint64 {
+	h = append(h, e)
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent] <= e {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
+	}
+	h[i] = e
+	return h
+}
+
+func heapPop(h []uint64) (uint64, []uint64) {
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	if last > 0 {
+		heapDown(h, 0)
+	}
+	return top, h
+}
+
+func heapDown(h []uint64, i int) {
+	e := h[i]
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if e <= h[c] {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = e
+}
