@@ -1,0 +1,244 @@
+package translate
+
+import (
+	"sync"
+
+	"slipstream/codec"
+)
+
+// Counter counts tokens of escaped text (the server passes a tokenizer).
+type Counter interface{ Count(text []byte) int }
+
+// truncated is the message of the in-band error AppendEnd writes when an
+// upstream stream closed before its terminal event.
+var truncated = []byte("upstream stream ended before its terminal event")
+
+// Stream translates one upstream response (streamed or not) to the client's
+// dialect. It is a typed state machine: a concrete Decoder for the upstream
+// dialect, a concrete Encoder for the client dialect, and a reused
+// []codec.Event. Streams are pooled per (client, upstream) pair; in steady
+// state an event costs no allocation.
+//
+// A Stream is used by one goroutine. Get one with AcquireStream and give it
+// back with ReleaseStream.
+type Stream struct {
+	noCopy noCopy
+
+	client, upstream codec.Dialect
+	dec              codec.Decoder
+	enc              codec.Encoder
+	end              ender // dec when it needs the end of input, else nil
+
+	events []codec.Event
+	ev     codec.Event // scratch event for the ones the Stream makes itself
+
+	usage codec.Usage
+
+	estimate bool
+	input    int64
+	counter  Counter
+	output   int64
+}
+
+// ender is implemented by decoders whose dialect has no terminal event
+// (Gemini): End appends the Events that close the response.
+type ender interface {
+	End(dst []codec.Event) []codec.Event
+}
+
+var streamPools [codec.NumDialects][codec.NumDialects]sync.Pool
+
+// AcquireStream returns a Stream translating an upstream response of
+// dialect upstream into the client dialect client, for the client request
+// req (neutral form; borrowed until ReleaseStream: it gives the encoder the
+// client-facing model, the custom tools, include_usage and Created).
+// stream says whether the client output is SSE or one JSON body.
+//
+// Both dialects must be Supported; otherwise every Append method writes
+// only an error.
+func AcquireStream(client, upstream codec.Dialect, req *codec.Request, stream bool) *Stream {
+	var s *Stream
+	if int(client) < codec.NumDialects && int(upstream) < codec.NumDialects {
+		if v := streamPools[client][upstream].Get(); v != nil {
+			s = v.(*Stream)
+		}
+	}
+	if s == nil {
+		s = newStream(client, upstream)
+	}
+	if s.dec != nil {
+		s.dec.Reset()
+	}
+	if s.enc != nil {
+		s.enc.Reset(req, stream)
+	}
+	return s
+}
+
+// newStream makes a Stream with the concrete decoder and encoder of the
+// pair, or nil ones when a dialect is not wired.
+func newStream(client, upstream codec.Dialect) *Stream {
+	s := &Stream{client: client, upstream: upstream}
+	if !Supported(client) || !Supported(upstream) {
+		return s
+	}
+	c, u := row(client), row(upstream)
+	s.dec = u.newDecoder()
+	s.enc = c.newEncoder()
+	s.end, _ = s.dec.(ender)
+	return s
+}
+
+// ReleaseStream returns s to its pool; s must not be used after.
+func ReleaseStream(s *Stream) {
+	if s == nil {
+		return
+	}
+	s.reset()
+	if s.dec == nil || s.enc == nil {
+		return
+	}
+	streamPools[s.client][s.upstream].Put(s)
+}
+
+// reset drops every reference s holds into a finished response.
+func (s *Stream) reset() {
+	clear(s.events[:cap(s.events)])
+	s.events = s.events[:0]
+	s.ev = codec.Event{}
+	s.usage = codec.Usage{}
+	s.estimate, s.input, s.counter, s.output = false, 0, nil, 0
+	if s.dec != nil {
+		s.dec.Reset()
+	}
+	if s.enc != nil {
+		s.enc.Reset(nil, false)
+	}
+}
+
+// SetEstimate arranges usage fill-in: if the upstream sends no usage by
+// EventEnd, the Stream inserts an EventUsage{Estimated: true} with Input =
+// input and Output counted with c over the text, thinking and tool-argument
+// deltas it relayed. c may be nil (then Output = 0). Call it before the
+// first Append.
+func (s *Stream) SetEstimate(input int64, c Counter) {
+	s.estimate, s.input, s.counter = true, input, c
+}
+
+// AppendEvent translates one upstream SSE event (name nil when absent) and
+// appends the client's bytes to dst. name and data are only read during
+// the call. An error means the upstream event was malformed: nothing was
+// appended for it, and the caller ends the output with AppendError.
+func (s *Stream) AppendEvent(dst []byte, name, data []byte) ([]byte, error) {
+	if s.dec == nil {
+		return dst, ErrUnsupported
+	}
+	var err error
+	s.events, err = s.dec.DecodeEvent(s.events[:0], name, data)
+	if err != nil {
+		return dst, err
+	}
+	return s.emit(dst), nil
+}
+
+// AppendBody translates a whole non-streamed upstream body and appends the
+// client's bytes to dst. An error means the body was malformed; nothing was
+// appended, and the caller answers with AppendError.
+func (s *Stream) AppendBody(dst []byte, body []byte) ([]byte, error) {
+	if s.dec == nil {
+		return dst, ErrUnsupported
+	}
+	var err error
+	s.events, err = s.dec.DecodeBody(s.events[:0], body)
+	if err != nil {
+		return dst, err
+	}
+	return s.emit(dst), nil
+}
+
+// AppendEnd is called when the upstream stream closed. It lets decoders
+// that have no terminal event (Gemini) finish, and if the client output is
+// still not Done it appends the client dialect's in-band error for a
+// truncated stream.
+func (s *Stream) AppendEnd(dst []byte) []byte {
+	if s.end != nil && !s.enc.Done() {
+		s.events = s.end.End(s.events[:0])
+		dst = s.emit(dst)
+	}
+	if s.Done() {
+		return dst
+	}
+	s.ev = codec.Event{Kind: codec.EventError, Err: codec.Error{Status: 502, Kind: codec.ErrAPI, Message: truncated}}
+	return s.appendEv(dst, &s.ev)
+}
+
+// AppendError ends the client output with e (an upstream failure after
+// headers were sent, or a malformed upstream event). e's byte fields are
+// only read during the call. Nothing is written if the output is Done.
+func (s *Stream) AppendError(dst []byte, e *codec.Error) []byte {
+	if s.Done() {
+		return dst
+	}
+	s.ev = codec.Event{Kind: codec.EventError, Err: *e}
+	dst = s.appendEv(dst, &s.ev)
+	s.ev = codec.Event{}
+	return dst
+}
+
+// appendEv writes one event the Stream made itself.
+func (s *Stream) appendEv(dst []byte, ev *codec.Event) []byte {
+	if s.enc == nil {
+		return appendFallbackError(dst, &ev.Err)
+	}
+	return s.enc.Append(dst, ev)
+}
+
+// Done reports whether the client output is complete (terminal event or
+// error written).
+func (s *Stream) Done() bool { return s.enc == nil || s.enc.Done() }
+
+// Usage returns the usage seen so far (Known false if the upstream sent
+// none and no estimate was inserted yet).
+func (s *Stream) Usage() codec.Usage { return s.usage }
+
+// emit encodes s.events, watching usage on the way and inserting the
+// estimate before EventEnd when the upstream sent none.
+func (s *Stream) emit(dst []byte) []byte {
+	for i := range s.events {
+		if s.enc.Done() {
+			break
+		}
+		ev := &s.events[i]
+		s.observe(ev)
+		if ev.Kind == codec.EventEnd && s.estimate && !s.usage.Known {
+			dst = s.appendEstimate(dst)
+		}
+		dst = s.enc.Append(dst, ev)
+	}
+	return dst
+}
+
+// observe tracks usage and, when estimating, counts relayed output.
+func (s *Stream) observe(ev *codec.Event) {
+	switch ev.Kind {
+	case codec.EventStart, codec.EventUsage, codec.EventFinish:
+		s.usage.Merge(&ev.Usage)
+	case codec.EventText, codec.EventThinking, codec.EventToolArgs:
+		if s.estimate && s.counter != nil && len(ev.Text) > 0 {
+			s.output += int64(s.counter.Count(ev.Text))
+		}
+	}
+}
+
+// appendEstimate writes the EventUsage that stands in for the upstream's.
+func (s *Stream) appendEstimate(dst []byte) []byte {
+	s.ev = codec.Event{Kind: codec.EventUsage, Usage: codec.Usage{Input: s.input, Output: s.output, Known: true, Estimated: true}}
+	s.usage.Merge(&s.ev.Usage)
+	return s.enc.Append(dst, &s.ev)
+}
+
+// noCopy makes go vet's copylocks check flag copies of a Stream.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

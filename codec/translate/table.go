@@ -1,0 +1,86 @@
+package translate
+
+import (
+	"slipstream/codec"
+	"slipstream/codec/anthropic"
+	"slipstream/codec/gemini"
+	"slipstream/codec/openai"
+)
+
+// dialect is one row of the translation table: the pieces a dialect package
+// exports, as plain function values so that a missing dialect is a nil
+// field rather than a build failure.
+type dialect struct {
+	// decodeRequest reads a client request of the dialect (Reset r first).
+	decodeRequest func(r *codec.Request, body []byte) error
+	// appendRequest writes r as an upstream request of the dialect.
+	appendRequest func(dst []byte, r *codec.Request, model []byte) ([]byte, error)
+	// newDecoder and newEncoder make the concrete stream state machines;
+	// Streams pool them per pair.
+	newDecoder func() codec.Decoder
+	newEncoder func() codec.Encoder
+	// decodeError reads an upstream HTTP error body; appendError writes the
+	// dialect's error body.
+	decodeError func(body []byte, status int) codec.Error
+	appendError func(dst []byte, e *codec.Error) []byte
+	// checkStream validates a whole client stream of the dialect (tests).
+	checkStream func(stream []byte) error
+}
+
+// dialects is the route -> translator table, indexed by codec.Dialect.
+// A row whose functions are nil is a dialect that cannot be translated yet:
+// DecodeRequest and AppendRequest return ErrUnsupported for it.
+var dialects = [codec.NumDialects]dialect{
+	codec.DialectAnthropic: {
+		decodeError: anthropic.DecodeError,
+		appendError: anthropic.AppendErrorObject,
+		// decodeRequest: anthropic.DecodeRequest,
+		// appendRequest: anthropic.AppendRequest,
+		// newDecoder:    func() codec.Decoder { return new(anthropic.Decoder) },
+		// newEncoder:    func() codec.Encoder { return new(anthropic.Encoder) },
+		// checkStream:   anthropic.CheckStream,
+	},
+	codec.DialectChat: {
+		decodeError: openai.DecodeError,
+		appendError: openai.AppendErrorObject,
+		// decodeRequest: openai.DecodeChatRequest,
+		// appendRequest: openai.AppendChatRequest,
+		// newDecoder:    func() codec.Decoder { return new(openai.ChatDecoder) },
+		// newEncoder:    func() codec.Encoder { return new(openai.ChatEncoder) },
+		// checkStream:   openai.CheckChatStream,
+	},
+	codec.DialectResponses: {
+		decodeError: openai.DecodeError,
+		appendError: openai.AppendErrorObject,
+		// decodeRequest: openai.DecodeResponsesRequest,
+		// appendRequest: openai.AppendResponsesRequest,
+		// newDecoder:    func() codec.Decoder { return new(openai.ResponsesDecoder) },
+		// newEncoder:    func() codec.Encoder { return new(openai.ResponsesEncoder) },
+		// checkStream:   openai.CheckResponsesStream,
+	},
+	codec.DialectGemini: {
+		decodeError: gemini.DecodeError,
+		appendError: gemini.AppendErrorObject,
+		// decodeRequest: gemini.DecodeRequest,
+		// appendRequest: gemini.AppendRequest,
+		// newDecoder:    func() codec.Decoder { return new(gemini.Decoder) },
+		// newEncoder:    func() codec.Encoder { return new(gemini.Encoder) },
+		// checkStream:   gemini.CheckStream,
+	},
+}
+
+// row returns d's table row, or nil when d is not a dialect. Fields of a
+// dialect not wired yet are nil.
+func row(d codec.Dialect) *dialect {
+	if d == codec.DialectUnknown || int(d) >= len(dialects) {
+		return nil
+	}
+	return &dialects[d]
+}
+
+// Supported reports whether requests and responses of dialect d can be
+// translated.
+func Supported(d codec.Dialect) bool {
+	t := row(d)
+	return t != nil && t.decodeRequest != nil && t.appendRequest != nil && t.newDecoder != nil && t.newEncoder != nil
+}
