@@ -14,4 +14,5 @@ require (
 	github.com/google/uuid v1.3.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )

@@ -1,0 +1,147 @@
+// Package config holds slipstream's configuration schema, its loading from
+// YAML with ${ENV} expansion, and its validation with YAML paths and line
+// numbers. The zero value of every optional field is documented next to it.
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is the whole of slipstream.yaml.
+type Config struct {
+	// Listen is the address to serve on. Default 127.0.0.1:8317.
+	Listen string `yaml:"listen"`
+	// Keys are the client keys. None means no client authentication, which
+	// is refused unless Listen is a loopback address.
+	Keys []Key `yaml:"keys"`
+	// Providers serve models, tried in file order (DESIGN.md section 1).
+	Providers []Provider `yaml:"providers"`
+	// Aliases map a client-facing model name to "provider/model".
+	Aliases map[string]string `yaml:"aliases"`
+	Limits  Limits            `yaml:"limits"`
+	// Timeouts bound each phase of an upstream call.
+	Timeouts Timeouts `yaml:"timeouts"`
+	// Log configures the access log.
+	Log Log `yaml:"log"`
+}
+
+// Key is one client key and its policy.
+type Key struct {
+	// Name identifies the key in logs; the key itself is never logged.
+	Name string `yaml:"name"`
+	// Key is the secret the client sends (Authorization: Bearer, x-api-key
+	// or x-goog-api-key).
+	Key string `yaml:"key"`
+	// Models are glob patterns of model names this key may use. Default
+	// ["*"].
+	Models []string `yaml:"models"`
+}
+
+// Provider kinds.
+const (
+	KindAnthropic = "anthropic"
+	KindOpenAI    = "openai"
+	KindGemini    = "gemini"
+	KindMock      = "mock"
+)
+
+// OpenAI upstream APIs.
+const (
+	APIChat      = "chat"
+	APIResponses = "responses"
+)
+
+// Provider is one upstream.
+type Provider struct {
+	Name string `yaml:"name"`
+	// Kind is anthropic, openai (also any OpenAI-compatible server), gemini
+	// or mock.
+	Kind string `yaml:"kind"`
+	// API is which OpenAI API an openai upstream speaks: chat (default) or
+	// responses.
+	API string `yaml:"api"`
+	// BaseURL defaults to the vendor's public endpoint:
+	// https://api.anthropic.com, https://api.openai.com/v1,
+	// https://generativelanguage.googleapis.com.
+	BaseURL string `yaml:"base_url"`
+	// Keys are the provider's credentials, used round-robin.
+	Keys []string `yaml:"keys"`
+	// Models are glob patterns of client-facing model names served here.
+	Models []string `yaml:"models"`
+	// CountTokens is "local" (default: counted by slipstream's tokenizer)
+	// or "upstream" (anthropic and gemini only: forwarded).
+	CountTokens string `yaml:"count_tokens"`
+
+	// Reply is the mock provider's text answer. Default "Hello from the
+	// slipstream mock provider."
+	Reply string `yaml:"reply"`
+	// Chunks is how many stream deltas the mock splits its reply into.
+	// Default 4.
+	Chunks int `yaml:"chunks"`
+	// ChunkDelay is the mock's pause between stream deltas. Default 0.
+	ChunkDelay Duration `yaml:"chunk_delay"`
+}
+
+// Limits bound what one process takes on.
+type Limits struct {
+	// MaxBodyBytes is the largest request body accepted. Default 64 MiB.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxConcurrent is the number of requests in flight; over it: 429.
+	// Default 4096.
+	MaxConcurrent int `yaml:"max_concurrent"`
+	// MaxBytesInFlight caps the sum of request bodies being handled; over
+	// it: 429. Default 0 (no cap).
+	MaxBytesInFlight int64 `yaml:"max_bytes_in_flight"`
+}
+
+// Timeouts bound each phase of an upstream call.
+type Timeouts struct {
+	// Connect bounds dialing an upstream. Default 10s.
+	Connect Duration `yaml:"connect"`
+	// FirstByte bounds the wait from sending a request to the first
+	// upstream byte. Default 10m.
+	FirstByte Duration `yaml:"first_byte"`
+	// Idle is the longest silence inside a stream. Default 5m.
+	Idle Duration `yaml:"idle"`
+	// Keepalive is the interval of SSE comments sent while a streamed
+	// request waits for the upstream's first byte; 0 turns them off.
+	// Default 15s.
+	Keepalive *Duration `yaml:"keepalive"`
+	// Shutdown is how long in-flight requests may run after SIGTERM.
+	// Default 30s.
+	Shutdown Duration `yaml:"shutdown"`
+}
+
+// Log configures logging.
+type Log struct {
+	// Access turns on one line per request on stderr. Default false.
+	Access bool `yaml:"access"`
+}
+
+// Duration is a time.Duration written in YAML as "10s", "5m", "1h".
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// UnmarshalText parses a duration such as "15s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("cannot parse duration %q (want e.g. 10s, 5m)", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as time.Duration does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// KeepaliveInterval returns the keep-alive interval with its default.
+func (t *Timeouts) KeepaliveInterval() time.Duration {
+	if t.Keepalive == nil {
+		return 15 * time.Second
+	}
+	return t.Keepalive.D()
+}

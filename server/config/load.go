@@ -1,0 +1,244 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Problem is one thing wrong with a configuration file.
+type Problem struct {
+	Path string // YAML path, e.g. providers[1].kind
+	Line int    // 1-based line in the file, 0 when unknown
+	Msg  string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d: %s: %s", p.Line, p.Path, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
+}
+
+// Problems is every problem found in one file; it is an error.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// LoadFile reads, expands, parses and validates the file at path.
+func LoadFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config: %w", err)
+	}
+	return Parse(data, os.LookupEnv)
+}
+
+// Parse parses a configuration from YAML, expanding ${VAR} and
+// ${VAR:-default} in every scalar with lookup, applies defaults and
+// validates. The error is Problems when the file parsed but is invalid.
+func Parse(data []byte, lookup func(string) (string, bool)) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("cannot parse config: %w", err)
+	}
+	var ps Problems
+	expandNode(&root, "", lookup, &ps)
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	cfg := &Config{}
+	checkKnown(&root, reflect.TypeOf(cfg).Elem(), "", &ps)
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	if err := root.Decode(cfg); err != nil {
+		return nil, fmt.Errorf("cannot decode config: %w", err)
+	}
+	cfg.applyDefaults()
+	if ps := cfg.Validate(); len(ps) > 0 {
+		locate(&root, ps)
+		return nil, ps
+	}
+	return cfg, nil
+}
+
+// expandNode expands environment references in every scalar below n.
+func expandNode(n *yaml.Node, path string, lookup func(string) (string, bool), ps *Problems) {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := path
+			if n.Kind == yaml.SequenceNode {
+				p = fmt.Sprintf("%s[%d]", path, i)
+			}
+			expandNode(c, p, lookup, ps)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			expandNode(n.Content[i+1], joinPath(path, n.Content[i].Value), lookup, ps)
+		}
+	case yaml.ScalarNode:
+		v, err := Expand(n.Value, lookup)
+		if err != nil {
+			*ps = append(*ps, Problem{Path: path, Line: n.Line, Msg: err.Error()})
+			return
+		}
+		if v != n.Value {
+			n.Value = v
+			n.Style = yaml.DoubleQuotedStyle
+			n.Tag = "!!str"
+		}
+	}
+}
+
+func joinPath(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// Expand replaces ${VAR} and ${VAR:-default} in s. An unset VAR without a
+// default is an error that names the variable (never its value).
+func Expand(s string, lookup func(string) (string, bool)) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("unterminated ${ in %q", clip(s))
+		}
+		b.WriteString(s[:i])
+		name, def, hasDef := strings.Cut(s[i+2:i+j], ":-")
+		v, ok := lookup(name)
+		switch {
+		case ok && (v != "" || !hasDef):
+			b.WriteString(v)
+		case hasDef:
+			b.WriteString(def)
+		default:
+			return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} to allow that)", name, name)
+		}
+		s = s[i+j+1:]
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// locate fills in the line of each problem from the parsed document.
+func locate(root *yaml.Node, ps Problems) {
+	for i := range ps {
+		if ps[i].Line == 0 {
+			ps[i].Line = lineOf(root, ps[i].Path)
+		}
+	}
+}
+
+// lineOf finds the line of the deepest node along path (a.b[2].c).
+func lineOf(n *yaml.Node, path string) int {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := n.Line
+	for _, seg := range splitPath(path) {
+		next := child(n, seg)
+		if next == nil {
+			break
+		}
+		n = next
+		line = n.Line
+	}
+	return line
+}
+
+func splitPath(path string) []string {
+	path = strings.ReplaceAll(path, "[", ".[")
+	return strings.FieldsFunc(path, func(r rune) bool { return r == '.' })
+}
+
+func child(n *yaml.Node, seg string) *yaml.Node {
+	if n.Kind == yaml.SequenceNode && strings.HasPrefix(seg, "[") {
+		var i int
+		if _, err := fmt.Sscanf(seg, "[%d]", &i); err == nil && i < len(n.Content) {
+			return n.Content[i]
+		}
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == seg {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// checkKnown reports mapping keys that no field of t is named for, so a
+// typo (max_concurent) is an error with its line instead of being ignored.
+func checkKnown(n *yaml.Node, t reflect.Type, path string, ps *Problems) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			checkKnown(c, t, path, ps)
+		}
+	case yaml.SequenceNode:
+		if t.Kind() == reflect.Slice {
+			for i, c := range n.Content {
+				checkKnown(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), ps)
+			}
+		}
+	case yaml.MappingNode:
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			f, ok := fieldByTag(t, key.Value)
+			if !ok {
+				*ps = append(*ps, Problem{Path: joinPath(path, key.Value), Line: key.Line, Msg: "unknown field"})
+				continue
+			}
+			checkKnown(n.Content[i+1], f.Type, joinPath(path, key.Value), ps)
+		}
+	}
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
