@@ -80,12 +80,12 @@ type PartKind uint8
 
 // Part kinds.
 const (
-	PartText       PartKind = iota // Text
-	PartImage                      // MediaType + Text (base64 data), or URL
-	PartToolCall                   // ID, Name, Args (Custom: Args is the free-text input as a JSON string)
-	PartToolResult                 // ID (the call id), Name if known, IsError; its content is the next Children parts
-	PartThinking                   // Text (visible reasoning, may be empty), Signature (replay token)
-	PartRedactedThinking           // Signature holds the opaque data
+	PartText             PartKind = iota // Text
+	PartImage                            // MediaType + Text (base64 data), or URL
+	PartToolCall                         // ID, Name, Args (Custom: Args is the free-text input as a JSON string)
+	PartToolResult                       // ID (the call id), Name if known, IsError; its content is the next Children parts
+	PartThinking                         // Text (visible reasoning, may be empty), Signature (replay token)
+	PartRedactedThinking                 // Signature holds the opaque data
 )
 
 // Part is one piece of a message.
