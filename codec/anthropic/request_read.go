@@ -1,0 +1,355 @@
+package anthropic
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+
+	"slipstream/codec"
+	"slipstream/pool"
+)
+
+// billingPrefix starts the per-request system block Claude Code sends; it
+// changes every request and defeats prefix caching on other providers.
+var billingPrefix = []byte("x-anthropic-billing-header:")
+
+// DecodeRequest reads an Anthropic Messages client request into r, which
+// the caller has Reset. body must be valid JSON and must stay unmodified
+// while r is in use: every field of r is a view into it.
+//
+// It is only used when translating to another provider, so it drops what
+// no other provider can take (api-formats.md C, F): the Claude Code billing
+// line, cache_control, document blocks other than plain text, server tool
+// blocks and typed (server) tools, metadata, citations.
+func DecodeRequest(r *codec.Request, body []byte) error {
+	root := gjson.Parse(pool.B2S(body))
+	if !root.IsObject() {
+		return fmt.Errorf("cannot read request: body is not a JSON object")
+	}
+	r.Model = codec.Content(root.Get("model"))
+	r.Stream = root.Get("stream").Bool()
+	if err := readSystem(r, root.Get("system")); err != nil {
+		return err
+	}
+	if err := readMessages(r, root.Get("messages")); err != nil {
+		return err
+	}
+	readTools(r, root.Get("tools"))
+	readToolChoice(r, root.Get("tool_choice"))
+	readSampling(r, root)
+	readThinking(r, root.Get("thinking"), root.Get("output_config"))
+	return readFormat(r, root.Get("output_config.format"))
+}
+
+// readSystem hoists the system prompt (a string or text blocks) into
+// r.System, without the Claude Code billing line.
+func readSystem(r *codec.Request, sys gjson.Result) error {
+	switch {
+	case !sys.Exists() || sys.Type == gjson.Null:
+		return nil
+	case sys.Type == gjson.String:
+		addSystem(r, codec.Content(sys))
+		return nil
+	case !sys.IsArray():
+		return fmt.Errorf("system: must be a string or an array of text blocks")
+	}
+	var err error
+	sys.ForEach(func(k, b gjson.Result) bool {
+		if t := b.Get("type").Str; t != "text" {
+			err = fmt.Errorf("system[%d]: unsupported block type %q", k.Int(), clip(t))
+			return false
+		}
+		addSystem(r, codec.Content(b.Get("text")))
+		return true
+	})
+	return err
+}
+
+func addSystem(r *codec.Request, text []byte) {
+	if len(text) == 0 || bytes.HasPrefix(text, billingPrefix) {
+		return
+	}
+	r.System = append(r.System, text)
+}
+
+// readMessages reads the turns. A system message before any other turn is
+// hoisted into r.System; a later one becomes a RoleSystem message.
+func readMessages(r *codec.Request, msgs gjson.Result) error {
+	if !msgs.IsArray() {
+		return fmt.Errorf("messages: must be an array")
+	}
+	var err error
+	msgs.ForEach(func(k, m gjson.Result) bool {
+		err = readMessage(r, int(k.Int()), m)
+		return err == nil
+	})
+	return err
+}
+
+func readMessage(r *codec.Request, i int, m gjson.Result) error {
+	var role codec.Role
+	switch m.Get("role").Str {
+	case "user":
+		role = codec.RoleUser
+	case "assistant":
+		role = codec.RoleAssistant
+	case "system":
+		if len(r.Messages) == 0 {
+			return readSystem(r, m.Get("content"))
+		}
+		role = codec.RoleSystem
+	default:
+		return fmt.Errorf("messages[%d]: unknown role %q", i, clip(m.Get("role").String()))
+	}
+	r.AddMessage(role)
+	content := m.Get("content")
+	switch {
+	case content.Type == gjson.String:
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
+		return nil
+	case content.IsArray():
+		return readBlocks(r, i, content)
+	case !content.Exists() || content.Type == gjson.Null:
+		return nil
+	}
+	return fmt.Errorf("messages[%d].content: must be a string or an array of blocks", i)
+}
+
+func readBlocks(r *codec.Request, i int, content gjson.Result) error {
+	var err error
+	content.ForEach(func(k, b gjson.Result) bool {
+		err = readBlock(r, b)
+		if err != nil {
+			err = fmt.Errorf("messages[%d].content[%d]: %w", i, k.Int(), err)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// readBlock adds the part(s) for one content block.
+func readBlock(r *codec.Request, b gjson.Result) error {
+	switch t := b.Get("type").Str; t {
+	case "text":
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(b.Get("text"))})
+	case "image":
+		return readImage(r, b.Get("source"))
+	case "tool_use":
+		r.AddPart(codec.Part{Kind: codec.PartToolCall, ID: codec.Content(b.Get("id")),
+			Name: codec.Content(b.Get("name")), Args: objectOrNil(b.Get("input"))})
+	case "tool_result":
+		return readToolResult(r, b)
+	case "thinking":
+		r.AddPart(codec.Part{Kind: codec.PartThinking, Text: codec.Content(b.Get("thinking")),
+			Signature: codec.Content(b.Get("signature"))})
+	case "redacted_thinking":
+		r.AddPart(codec.Part{Kind: codec.PartRedactedThinking, Signature: codec.Content(b.Get("data"))})
+	case "document":
+		readDocument(r, b.Get("source"))
+	default:
+		if !droppedBlock(t) {
+			return fmt.Errorf("unknown block type %q", clip(t))
+		}
+	}
+	return nil
+}
+
+// droppedBlock reports block types that only Anthropic's own servers can
+// act on (server tools, MCP, containers); they are dropped, not rejected.
+func droppedBlock(t string) bool {
+	switch t {
+	case "server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload", "search_result":
+		return true
+	}
+	return len(t) > len("_tool_result") && t[len(t)-len("_tool_result"):] == "_tool_result"
+}
+
+// readDocument keeps a plain-text document as text; PDF, file and
+// content-block documents have no cross-provider form and are dropped.
+func readDocument(r *codec.Request, src gjson.Result) {
+	if src.Get("type").Str == "text" {
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(src.Get("data"))})
+	}
+}
+
+func readImage(r *codec.Request, src gjson.Result) error {
+	switch t := src.Get("type").Str; t {
+	case "base64":
+		r.AddPart(codec.Part{Kind: codec.PartImage, MediaType: codec.Content(src.Get("media_type")),
+			Text: codec.Content(src.Get("data"))})
+	case "url":
+		url := codec.Content(src.Get("url"))
+		if mt, data, ok := codec.ParseDataURL(url); ok {
+			r.AddPart(codec.Part{Kind: codec.PartImage, MediaType: mt, Text: data})
+			return nil
+		}
+		r.AddPart(codec.Part{Kind: codec.PartImage, URL: url})
+	default:
+		return fmt.Errorf("image source type %q cannot be translated", clip(t))
+	}
+	return nil
+}
+
+// readToolResult adds the result part and its content as child parts.
+func readToolResult(r *codec.Request, b gjson.Result) error {
+	id := codec.Content(b.Get("tool_use_id"))
+	at := len(r.Parts)
+	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: id, Name: callName(r, id),
+		IsError: b.Get("is_error").Bool()})
+	content := b.Get("content")
+	switch {
+	case content.Type == gjson.String:
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
+	case content.IsArray():
+		var err error
+		content.ForEach(func(k, c gjson.Result) bool {
+			err = readResultBlock(r, c)
+			if err != nil {
+				err = fmt.Errorf("tool_result content[%d]: %w", k.Int(), err)
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	r.Parts[at].Children = len(r.Parts) - at - 1
+	return nil
+}
+
+func readResultBlock(r *codec.Request, c gjson.Result) error {
+	switch t := c.Get("type").Str; t {
+	case "text":
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(c.Get("text"))})
+	case "image":
+		return readImage(r, c.Get("source"))
+	case "document":
+		readDocument(r, c.Get("source"))
+	case "search_result", "tool_reference":
+	default:
+		return fmt.Errorf("unknown block type %q", clip(t))
+	}
+	return nil
+}
+
+// callName finds the name of the call a result answers, searching back
+// from the newest part (the call is almost always in the previous turn).
+func callName(r *codec.Request, id []byte) []byte {
+	for i := len(r.Parts) - 1; i >= 0; i-- {
+		if p := &r.Parts[i]; p.Kind == codec.PartToolCall && bytes.Equal(p.ID, id) {
+			return p.Name
+		}
+	}
+	return nil
+}
+
+// objectOrNil returns the raw JSON of v, or nil when it is absent or null.
+func objectOrNil(v gjson.Result) []byte {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	return codec.Raw(v)
+}
+
+// readTools keeps custom tools; typed server tools (web_search_*, bash_*,
+// text_editor_*, ...) have no equivalent elsewhere and are dropped.
+func readTools(r *codec.Request, tools gjson.Result) {
+	tools.ForEach(func(_, t gjson.Result) bool {
+		if typ := t.Get("type"); typ.Exists() && typ.Type != gjson.Null && typ.Str != "custom" {
+			return true
+		}
+		r.Tools = append(r.Tools, codec.Tool{
+			Kind:        codec.ToolFunction,
+			Name:        codec.Content(t.Get("name")),
+			Description: codec.Content(t.Get("description")),
+			Schema:      objectOrNil(t.Get("input_schema")),
+			Strict:      t.Get("strict").Bool(),
+		})
+		return true
+	})
+}
+
+func readToolChoice(r *codec.Request, tc gjson.Result) {
+	switch tc.Get("type").Str {
+	case "auto":
+		r.ToolChoice.Mode = codec.ToolChoiceAuto
+	case "any":
+		r.ToolChoice.Mode = codec.ToolChoiceAny
+	case "none":
+		r.ToolChoice.Mode = codec.ToolChoiceNone
+	case "tool":
+		r.ToolChoice = codec.ToolChoice{Mode: codec.ToolChoiceTool, Name: codec.Content(tc.Get("name"))}
+	}
+	if d := tc.Get("disable_parallel_tool_use"); d.Exists() {
+		r.Parallel = 1
+		if d.Bool() {
+			r.Parallel = -1
+		}
+	}
+}
+
+func readSampling(r *codec.Request, root gjson.Result) {
+	r.MaxTokens = root.Get("max_tokens").Int()
+	r.Temperature = number(root.Get("temperature"))
+	r.TopP = number(root.Get("top_p"))
+	r.TopK = number(root.Get("top_k"))
+	root.Get("stop_sequences").ForEach(func(_, s gjson.Result) bool {
+		if s.Type == gjson.String {
+			r.Stop = append(r.Stop, codec.Content(s))
+		}
+		return true
+	})
+}
+
+// number returns the raw JSON of a number result, or nil.
+func number(v gjson.Result) []byte {
+	if v.Type != gjson.Number {
+		return nil
+	}
+	return codec.Raw(v)
+}
+
+// readThinking maps thinking and output_config.effort to r.Reasoning:
+// enabled -> Budget and the effort bucket of the budget (F.8); adaptive ->
+// Budget -1 (dynamic) and the given effort, default high (Anthropic's
+// default effort); disabled -> EffortNone. display "omitted" turns Summary
+// off; it is on otherwise, as on Anthropic's servers.
+func readThinking(r *codec.Request, th, oc gjson.Result) {
+	effort := parseEffort(oc.Get("effort").Str)
+	switch th.Get("type").Str {
+	case "enabled":
+		r.Reasoning.Budget = max(th.Get("budget_tokens").Int(), 0)
+		r.Reasoning.Effort = effortForBudget(r.Reasoning.Budget)
+		r.Reasoning.Summary = th.Get("display").Str != "omitted"
+	case "adaptive":
+		r.Reasoning.Budget = -1
+		r.Reasoning.Effort = codec.EffortHigh
+		r.Reasoning.Summary = th.Get("display").Str != "omitted"
+	case "disabled":
+		r.Reasoning.Effort = codec.EffortNone
+		return
+	}
+	if effort != codec.EffortUnset {
+		r.Reasoning.Effort = effort
+	}
+}
+
+func readFormat(r *codec.Request, f gjson.Result) error {
+	switch f.Get("type").Str {
+	case "":
+		return nil
+	case "json_schema":
+		r.Format = codec.Format{Kind: codec.FormatJSONSchema, Schema: objectOrNil(f.Get("schema")), Strict: true}
+		return nil
+	}
+	return fmt.Errorf("output_config.format: unsupported type %q", clip(f.Get("type").Str))
+}
+
+// clip shortens s for quoting in an error message.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
