@@ -33,6 +33,8 @@ type Stream struct {
 	ev     codec.Event // scratch event for the ones the Stream makes itself
 
 	usage codec.Usage
+	// failed marks that the error of an unsupported pair was written.
+	failed bool
 
 	estimate bool
 	input    int64
@@ -107,6 +109,7 @@ func (s *Stream) reset() {
 	s.events = s.events[:0]
 	s.ev = codec.Event{}
 	s.usage = codec.Usage{}
+	s.failed = false
 	s.estimate, s.input, s.counter, s.output = false, 0, nil, 0
 	if s.dec != nil {
 		s.dec.Reset()
@@ -161,7 +164,7 @@ func (s *Stream) AppendBody(dst []byte, body []byte) ([]byte, error) {
 // still not Done it appends the client dialect's in-band error for a
 // truncated stream.
 func (s *Stream) AppendEnd(dst []byte) []byte {
-	if s.end != nil && !s.enc.Done() {
+	if s.end != nil && !s.Done() {
 		s.events = s.end.End(s.events[:0])
 		dst = s.emit(dst)
 	}
@@ -188,6 +191,7 @@ func (s *Stream) AppendError(dst []byte, e *codec.Error) []byte {
 // appendEv writes one event the Stream made itself.
 func (s *Stream) appendEv(dst []byte, ev *codec.Event) []byte {
 	if s.enc == nil {
+		s.failed = true
 		return appendFallbackError(dst, &ev.Err)
 	}
 	return s.enc.Append(dst, ev)
@@ -195,7 +199,12 @@ func (s *Stream) appendEv(dst []byte, ev *codec.Event) []byte {
 
 // Done reports whether the client output is complete (terminal event or
 // error written).
-func (s *Stream) Done() bool { return s.enc == nil || s.enc.Done() }
+func (s *Stream) Done() bool {
+	if s.enc == nil {
+		return s.failed
+	}
+	return s.enc.Done()
+}
 
 // Usage returns the usage seen so far (Known false if the upstream sent
 // none and no estimate was inserted yet).

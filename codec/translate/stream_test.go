@@ -1,0 +1,215 @@
+package translate
+
+import (
+	"strconv"
+	"testing"
+
+	"slipstream/codec"
+)
+
+// fakeDecoder turns an event named after a kind ("start", "text", ...) into
+// that Event, with data as Text; "usage" carries Output = len(data).
+type fakeDecoder struct{ ended bool }
+
+func (d *fakeDecoder) Reset() { d.ended = false }
+
+func (d *fakeDecoder) DecodeEvent(dst []codec.Event, name, data []byte) ([]codec.Event, error) {
+	ev := codec.Event{Text: data}
+	switch string(name) {
+	case "start":
+		ev.Kind = codec.EventStart
+	case "text":
+		ev.Kind = codec.EventText
+	case "usage":
+		ev.Kind = codec.EventUsage
+		ev.Usage = codec.Usage{Input: 7, Output: int64(len(data)), Known: true}
+	case "finish":
+		ev.Kind = codec.EventFinish
+	case "end":
+		ev.Kind = codec.EventEnd
+	case "error":
+		ev.Kind = codec.EventError
+		ev.Err = codec.Error{Status: 500, Message: data}
+	default:
+		return dst, nil
+	}
+	return append(dst, ev), nil
+}
+
+func (d *fakeDecoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, error) {
+	dst, _ = d.DecodeEvent(dst, []byte("start"), nil)
+	dst, _ = d.DecodeEvent(dst, []byte("text"), body)
+	dst, _ = d.DecodeEvent(dst, []byte("finish"), nil)
+	return d.DecodeEvent(dst, []byte("end"), nil)
+}
+
+// End closes a stream that had no "end" event, as Gemini's decoder does.
+func (d *fakeDecoder) End(dst []codec.Event) []codec.Event {
+	if d.ended {
+		return dst
+	}
+	d.ended = true
+	return append(dst, codec.Event{Kind: codec.EventFinish}, codec.Event{Kind: codec.EventEnd})
+}
+
+// fakeEncoder writes one token per event: kind name, with text, usage or
+// error message.
+type fakeEncoder struct{ done bool }
+
+func (e *fakeEncoder) Reset(*codec.Request, bool) { e.done = false }
+func (e *fakeEncoder) Done() bool                 { return e.done }
+
+func (e *fakeEncoder) Append(dst []byte, ev *codec.Event) []byte {
+	switch ev.Kind {
+	case codec.EventStart:
+		dst = append(dst, "start;"...)
+	case codec.EventText:
+		dst = append(append(append(dst, "text:"...), ev.Text...), ';')
+	case codec.EventUsage:
+		dst = append(dst, "usage:"...)
+		dst = strconv.AppendInt(dst, ev.Usage.Input, 10)
+		dst = append(dst, '/')
+		dst = strconv.AppendInt(dst, ev.Usage.Output, 10)
+		if ev.Usage.Estimated {
+			dst = append(dst, '~')
+		}
+		dst = append(dst, ';')
+	case codec.EventFinish:
+		dst = append(dst, "finish;"...)
+	case codec.EventEnd:
+		e.done = true
+		dst = append(dst, "end;"...)
+	case codec.EventError:
+		e.done = true
+		dst = append(append(append(dst, "error:"...), ev.Err.Message...), ';')
+	}
+	return dst
+}
+
+// byteCounter counts one token per byte.
+type byteCounter struct{}
+
+func (byteCounter) Count(text []byte) int { return len(text) }
+
+func fakeStream(end bool) *Stream {
+	s := &Stream{dec: new(fakeDecoder), enc: new(fakeEncoder)}
+	if end {
+		s.end = s.dec.(ender)
+	}
+	return s
+}
+
+func TestStreamEvents(t *testing.T) {
+	f := func(events string, estimate bool, c Counter, ender bool, want string, wantUsage codec.Usage) {
+		t.Helper()
+		s := fakeStream(ender)
+		if estimate {
+			s.SetEstimate(100, c)
+		}
+		var out []byte
+		for _, ev := range splitEvents(events) {
+			var err error
+			if out, err = s.AppendEvent(out, []byte(ev[0]), []byte(ev[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = s.AppendEnd(out)
+		if string(out) != want {
+			t.Errorf("events %q:\n got %s\nwant %s", events, out, want)
+		}
+		if s.Usage() != wantUsage {
+			t.Errorf("events %q: usage %+v, want %+v", events, s.Usage(), wantUsage)
+		}
+		if !s.Done() {
+			t.Errorf("events %q: not done after AppendEnd", events)
+		}
+	}
+	none := codec.Usage{}
+	// Upstream usage passes through; no estimate is inserted.
+	f("start text=hi usage=abc finish end", true, byteCounter{}, false,
+		"start;text:hi;usage:7/3;finish;end;", codec.Usage{Input: 7, Output: 3, Known: true})
+	// No upstream usage: the estimate goes right before EventEnd.
+	f("start text=hello text=you finish end", true, byteCounter{}, false,
+		"start;text:hello;text:you;finish;usage:100/8~;end;", codec.Usage{Input: 100, Output: 8, Known: true, Estimated: true})
+	// A nil counter estimates input only.
+	f("start text=hello finish end", true, nil, false,
+		"start;text:hello;finish;usage:100/0~;end;", codec.Usage{Input: 100, Known: true, Estimated: true})
+	// Without SetEstimate nothing is inserted.
+	f("start text=hello finish end", false, nil, false, "start;text:hello;finish;end;", none)
+	// Truncated: AppendEnd writes the in-band error.
+	f("start text=hel", false, nil, false, "start;text:hel;error:upstream stream ended before its terminal event;", none)
+	// A decoder with End closes the stream itself (Gemini), estimate included.
+	f("start text=abcd", true, byteCounter{}, true,
+		"start;text:abcd;finish;usage:100/4~;end;", codec.Usage{Input: 100, Output: 4, Known: true, Estimated: true})
+	// Nothing after the terminal event.
+	f("start text=a finish end text=b", false, nil, false, "start;text:a;finish;end;", none)
+	f("start error=boom text=b", false, nil, false, "start;error:boom;", none)
+}
+
+func TestStreamAppendError(t *testing.T) {
+	s := fakeStream(false)
+	out, _ := s.AppendEvent(nil, []byte("start"), nil)
+	e := codec.Error{Status: 502, Message: []byte("reset by peer")}
+	out = s.AppendError(out, &e)
+	out = s.AppendError(out, &e) // no second error
+	out = s.AppendEnd(out)       // nor a truncation error
+	if want := "start;error:reset by peer;"; string(out) != want {
+		t.Errorf("got %s, want %s", out, want)
+	}
+}
+
+func TestStreamBody(t *testing.T) {
+	s := fakeStream(false)
+	s.SetEstimate(5, byteCounter{})
+	out, err := s.AppendBody(nil, []byte("whole"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "start;text:whole;finish;usage:5/5~;end;"; string(out) != want {
+		t.Errorf("got %s, want %s", out, want)
+	}
+}
+
+func TestUnsupportedStream(t *testing.T) {
+	s := AcquireStream(codec.DialectUnknown, codec.DialectUnknown, nil, true)
+	if _, err := s.AppendEvent(nil, nil, []byte("{}")); err == nil {
+		t.Error("AppendEvent on an unsupported pair succeeded")
+	}
+	out := s.AppendEnd(nil)
+	if len(out) == 0 || !s.Done() {
+		t.Errorf("AppendEnd on an unsupported pair wrote %q, done %v", out, s.Done())
+	}
+	ReleaseStream(s)
+}
+
+// splitEvents parses "name=data name ..." into (name, data) pairs.
+func splitEvents(s string) [][2]string {
+	var evs [][2]string
+	for _, f := range splitSpace(s) {
+		name, data := f, ""
+		for i := 0; i < len(f); i++ {
+			if f[i] == '=' {
+				name, data = f[:i], f[i+1:]
+				break
+			}
+		}
+		evs = append(evs, [2]string{name, data})
+	}
+	return evs
+}
+
+func splitSpace(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' {
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
