@@ -1,0 +1,58 @@
+package anthropic
+
+import (
+	"github.com/tidwall/gjson"
+
+	"slipstream/codec"
+	"slipstream/pool"
+)
+
+// DecodeBody appends the whole Event sequence of a non-streamed Messages
+// response (api-formats.md C.4), or one EventError for an error body.
+// Events borrow from body and from d until the next call on d.
+func (d *Decoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, error) {
+	d.Reset()
+	root := gjson.Parse(pool.B2S(body))
+	if !gjson.Valid(pool.B2S(body)) || !root.IsObject() {
+		return dst, ErrBadEvent
+	}
+	if root.Get("type").Str == "error" {
+		d.ended = true
+		return append(dst, codec.Event{Kind: codec.EventError, Err: decodeErrorEvent(body)}), nil
+	}
+	dst = d.messageStart(dst, root)
+	i := 0
+	root.Get("content").ForEach(func(_, b gjson.Result) bool {
+		dst = d.bodyBlock(dst, i, b)
+		i++
+		return true
+	})
+	d.finished = true
+	dst = append(dst, codec.Event{Kind: codec.EventFinish, Stop: stopReason(root.Get("stop_reason").Str),
+		Text: codec.Content(root.Get("stop_sequence")), Usage: d.usage()})
+	d.ended = true
+	return append(dst, codec.Event{Kind: codec.EventEnd, Usage: d.usage()}), nil
+}
+
+// bodyBlock appends the events of one complete content block: the same
+// ones a stream of it would produce, then EventBlockStop.
+func (d *Decoder) bodyBlock(dst []codec.Event, i int, b gjson.Result) []codec.Event {
+	n := len(dst)
+	switch b.Get("type").Str {
+	case "text":
+		dst = appendText(dst, codec.EventText, i, codec.Content(b.Get("text")))
+	case "thinking":
+		dst = appendText(dst, codec.EventThinking, i, codec.Content(b.Get("thinking")))
+		dst = appendText(dst, codec.EventSignature, i, codec.Content(b.Get("signature")))
+	case "redacted_thinking":
+		dst = append(dst, codec.Event{Kind: codec.EventRedacted, Block: i, Text: codec.Content(b.Get("data"))})
+	case "tool_use":
+		dst = append(dst, codec.Event{Kind: codec.EventToolCall, Block: i, ID: codec.Content(b.Get("id")),
+			Name: codec.Content(b.Get("name"))})
+		dst = d.appendInput(dst, i, b.Get("input"))
+	}
+	if len(dst) == n {
+		return dst
+	}
+	return append(dst, codec.Event{Kind: codec.EventBlockStop, Block: i})
+}
