@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,9 +30,10 @@ func NewReverseProxy(upstream *url.URL) http.Handler {
 }
 
 // ServeReverseProxy listens on addr (127.0.0.1 only) and serves the
-// baseline proxy to upstream until the listener fails. ready, if set, is
+// baseline proxy to upstream until ctx ends (then it shuts down
+// gracefully and returns nil) or the listener fails. ready, if set, is
 // called with the bound address once the listener is up.
-func ServeReverseProxy(addr, upstream string, ready func(addr string)) error {
+func ServeReverseProxy(ctx context.Context, addr, upstream string, ready func(addr string)) error {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return fmt.Errorf("cannot parse upstream URL: %w", err)
@@ -44,5 +46,14 @@ func ServeReverseProxy(addr, upstream string, ready func(addr string)) error {
 		ready(ln.Addr().String())
 	}
 	srv := &http.Server{Handler: NewReverseProxy(u), ReadHeaderTimeout: 10 * time.Second}
-	return srv.Serve(ln)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx) //nolint:errcheck // Serve reports the outcome
+	}()
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return fmt.Errorf("cannot serve reverse proxy: %w", err)
+	}
+	return nil
 }

@@ -163,8 +163,12 @@ var (
 	streamTrueSpace = []byte(`"stream": true`)
 )
 
-// isStream reports whether a request asks for a stream. Generated bodies
-// never contain the literal outside the flag (text quotes are escaped).
+// isStream reports whether a request asks for a stream. Only the first
+// and last 4 KiB are searched: the flag sits near the model (or, in a
+// translated body, at the end), and a search of a whole 1 MB body costs
+// the stub more than the proxy under test spends. Generated bodies never
+// hold the literal elsewhere (text quotes are escaped). A flag the stub
+// misses shows up as an incomplete stream, never as a silent pass.
 func isStream(d Dialect, path string, body []byte) bool {
 	switch d {
 	case Gemini:
@@ -172,5 +176,13 @@ func isStream(d Dialect, path string, body []byte) bool {
 	case CountTokens:
 		return false
 	}
-	return bytes.Contains(body, streamTrue) || bytes.Contains(body, streamTrueSpace)
+	const edge = 4 << 10
+	if len(body) > 2*edge {
+		return hasStreamTrue(body[:edge]) || hasStreamTrue(body[len(body)-edge:])
+	}
+	return hasStreamTrue(body)
+}
+
+func hasStreamTrue(b []byte) bool {
+	return bytes.Contains(b, streamTrue) || bytes.Contains(b, streamTrueSpace)
 }
