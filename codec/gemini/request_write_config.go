@@ -1,0 +1,107 @@
+package gemini
+
+import "slipstream/codec"
+
+// genWriter writes generationConfig members, opening the object lazily.
+type genWriter struct {
+	dst  []byte
+	open bool
+}
+
+func (g *genWriter) key(name string) {
+	if g.open {
+		g.dst = append(g.dst, ',')
+	} else {
+		g.dst = append(g.dst, `,"generationConfig":{`...)
+		g.open = true
+	}
+	g.dst = append(g.dst, '"')
+	g.dst = append(g.dst, name...)
+	g.dst = append(g.dst, `":`...)
+}
+
+func (g *genWriter) raw(name string, v []byte) {
+	if len(v) > 0 {
+		g.key(name)
+		g.dst = append(g.dst, v...)
+	}
+}
+
+// generationConfig writes limits, sampling, stop sequences, structured
+// output and thinking; nothing when none is set.
+func (w *reqWriter) generationConfig() {
+	r := w.r
+	g := genWriter{dst: w.dst}
+	if r.MaxTokens > 0 {
+		g.key("maxOutputTokens")
+		g.dst = codec.AppendInt(g.dst, r.MaxTokens)
+	}
+	g.raw("temperature", r.Temperature)
+	g.raw("topP", r.TopP)
+	g.raw("topK", r.TopK)
+	if len(r.Stop) > 0 {
+		g.key("stopSequences")
+		g.dst = append(g.dst, '[')
+		for i, s := range r.Stop {
+			if i > 0 {
+				g.dst = append(g.dst, ',')
+			}
+			g.dst = codec.AppendString(g.dst, s)
+		}
+		g.dst = append(g.dst, ']')
+	}
+	switch r.Format.Kind {
+	case codec.FormatJSONObject:
+		g.key("responseMimeType")
+		g.dst = append(g.dst, `"application/json"`...)
+	case codec.FormatJSONSchema:
+		g.key("responseMimeType")
+		g.dst = append(g.dst, `"application/json"`...)
+		g.raw("responseJsonSchema", r.Format.Schema)
+	}
+	g.thinking(&r.Reasoning)
+	if g.open {
+		g.dst = append(g.dst, '}')
+	}
+	w.dst = g.dst
+}
+
+// thinking writes thinkingConfig from the budget, else the effort
+// (api-formats.md F.8), with includeThoughts when a summary is wanted.
+func (g *genWriter) thinking(rs *codec.Reasoning) {
+	budget, ok := thinkingBudget(rs)
+	if !ok && !rs.Summary {
+		return
+	}
+	g.key("thinkingConfig")
+	g.dst = append(g.dst, '{')
+	if ok {
+		g.dst = append(g.dst, `"thinkingBudget":`...)
+		g.dst = codec.AppendInt(g.dst, budget)
+	}
+	if rs.Summary && (!ok || budget != 0) {
+		if ok {
+			g.dst = append(g.dst, ',')
+		}
+		g.dst = append(g.dst, `"includeThoughts":true`...)
+	}
+	g.dst = append(g.dst, '}')
+}
+
+// thinkingBudget returns the thinkingBudget for rs and whether one is set.
+func thinkingBudget(rs *codec.Reasoning) (int64, bool) {
+	if rs.Budget != 0 {
+		return rs.Budget, true
+	}
+	switch rs.Effort {
+	case codec.EffortNone, codec.EffortMinimal:
+		return 0, true
+	case codec.EffortLow:
+		return budgetLow, true
+	case codec.EffortMedium:
+		return budgetMedium, true
+	case codec.EffortHigh, codec.EffortXHigh, codec.EffortMax:
+		return budgetHigh, true
+	}
+	return 0, false
+}
