@@ -54,11 +54,11 @@ type reqWriter struct {
 	r   *codec.Request
 	dst []byte
 
-	role      byte // role of the open content: 0 none, 'u' user, 'm' model
-	ncontents int  // contents written
-	nparts int    // parts written in the open content
-	sig    []byte // signature waiting for the next part
-	sigSet bool   // a call in the open content carried a real signature
+	role      byte   // role of the open content: 0 none, 'u' user, 'm' model
+	ncontents int    // contents written
+	nparts    int    // parts written in the open content
+	sig       []byte // signature waiting for the next part
+	sigSet    bool   // a call in the open content carried a real signature
 }
 
 func (w *reqWriter) system() {
@@ -178,4 +178,3 @@ func (w *reqWriter) part(role byte, p *codec.Part) {
 		}
 	}
 }
-
