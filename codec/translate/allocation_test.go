@@ -1,0 +1,75 @@
+//go:build !race
+
+package translate
+
+import (
+	"bytes"
+	"testing"
+
+	"slipstream/codec"
+)
+
+// TestStreamEventAllocs proves that a translated stream event costs no
+// allocation in steady state, for every pair: the upstream stream is
+// replayed up to a delta event, then that delta is translated again and
+// again into a reused dst.
+func TestStreamEventAllocs(t *testing.T) {
+	for _, sc := range []string{"plain_text", "parallel_tools", "thinking"} {
+		for _, p := range pairs() {
+			t.Run(sc+"/"+p.String(), func(t *testing.T) {
+				skipUnwired(t, p)
+				r, _ := decodeClient(t, sc, p.client)
+				evs := readEvents(t, readFile(t, "scenarios/"+sc+"/stream."+fileNames[p.upstream]+".sse"))
+				k := lastDelta(p.upstream, evs)
+				s := AcquireStream(p.client, p.upstream, r, true)
+				defer ReleaseStream(s)
+				s.SetEstimate(10, nil)
+				var dst []byte
+				var err error
+				for _, ev := range evs[:k+1] {
+					if dst, err = s.AppendEvent(dst[:0], ev.name, ev.data); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ev := evs[k]
+				allocs := testing.AllocsPerRun(200, func() {
+					dst, err = s.AppendEvent(dst[:0], ev.name, ev.data)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if allocs != 0 {
+					t.Errorf("%.1f allocs per event %s %s", allocs, ev.name, ev.data)
+				}
+			})
+		}
+	}
+}
+
+// lastDelta returns the index of the last incremental event of an upstream
+// stream (text, thinking or tool-argument delta) that may be repeated.
+func lastDelta(d codec.Dialect, evs []sseEvent) int {
+	k := 0
+	for i, ev := range evs {
+		switch d {
+		case codec.DialectAnthropic:
+			if string(ev.name) == "content_block_delta" && !bytes.Contains(ev.data, []byte("signature_delta")) {
+				k = i
+			}
+		case codec.DialectChat:
+			if bytes.Contains(ev.data, []byte(`"content":"`)) && !bytes.Contains(ev.data, []byte(`"content":""`)) ||
+				bytes.Contains(ev.data, []byte(`"arguments":"{`)) || bytes.Contains(ev.data, []byte(`"reasoning_content"`)) {
+				k = i
+			}
+		case codec.DialectResponses:
+			if bytes.HasSuffix(ev.name, []byte(".delta")) {
+				k = i
+			}
+		case codec.DialectGemini:
+			if bytes.Contains(ev.data, []byte(`"text"`)) && !bytes.Contains(ev.data, []byte("finishReason")) {
+				k = i
+			}
+		}
+	}
+	return k
+}
