@@ -37,6 +37,10 @@ type LoadConfig struct {
 	// and closes (false), e.g. to read the proxy's CPU time.
 	OnMeasure func(open bool)
 	Client    *http.Client // default NewClient(Concurrency)
+	// Refusal, if set, is asked about every non-2xx answer; true counts it
+	// as Refused (an expected refusal, e.g. a 429 in the client's dialect)
+	// instead of an error. The body is only valid during the call.
+	Refusal func(r *Req, status int, body []byte) bool
 }
 
 // LoadResult is what one run measured. Counts of failures cover the whole
@@ -46,6 +50,7 @@ type LoadResult struct {
 	Errors     int           // transport errors + Non2xx + Incomplete
 	Non2xx     int           // responses with a status outside 2xx
 	Incomplete int           // 2xx responses without their dialect's terminal marker
+	Refused    int           // non-2xx answers LoadConfig.Refusal accepted (whole run)
 	Status     map[int]int   // count per HTTP status (whole run)
 	FirstError string        // the first failure, clipped, for the report
 	Window     time.Duration // measured window length
@@ -108,9 +113,9 @@ type worker struct {
 }
 
 type failCounts struct {
-	errors, non2xx, incomplete int
-	status                     map[int]int
-	first                      string
+	errors, non2xx, incomplete, refused int
+	status                              map[int]int
+	first                               string
 }
 
 // Run performs one closed-loop run. It returns an error only when the
@@ -209,6 +214,8 @@ func (lr *loadRun) one(ctx context.Context, w *worker, r *Req) {
 	switch {
 	case err != nil:
 		w.fail.add(fmt.Sprintf("cannot read answer of %s: %v", r.Path, err))
+	case resp.StatusCode/100 != 2 && lr.cfg.Refusal != nil && lr.cfg.Refusal(r, resp.StatusCode, w.buf):
+		w.fail.refused++
 	case resp.StatusCode/100 != 2:
 		w.fail.non2xx++
 		w.fail.add(fmt.Sprintf("status %d from %s: %q", resp.StatusCode, r.Path, clip(w.buf)))
@@ -266,6 +273,7 @@ func (lr *loadRun) merge(w *worker) {
 	r.Errors += w.fail.errors
 	r.Non2xx += w.fail.non2xx
 	r.Incomplete += w.fail.incomplete
+	r.Refused += w.fail.refused
 	for k, v := range w.fail.status {
 		r.Status[k] += v
 	}

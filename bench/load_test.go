@@ -82,3 +82,31 @@ func TestLoadStopsWhenNextReturnsNil(t *testing.T) {
 		t.Fatalf("want 21 requests and an early end, got %+v after %v", res, time.Since(start))
 	}
 }
+
+func TestLoadCountsDialectRefusalsApart(t *testing.T) {
+	f := func(body string, wantRefused, wantErrors int) {
+		t.Helper()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(body))
+		}))
+		defer srv.Close()
+		req := &Req{Dialect: Anthropic, Path: "/v1/messages", Body: []byte(`{}`)}
+		res, err := Run(context.Background(), LoadConfig{
+			URL: srv.URL, Duration: time.Second, MaxPerWorker: 3,
+			Next: func(w, i int) *Req { return req },
+			Refusal: func(r *Req, status int, b []byte) bool {
+				return status == 429 && r.Dialect.IsDialectError(b)
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Refused != wantRefused || res.Errors != wantErrors {
+			t.Fatalf("body %q: refused %d errors %d, want %d and %d", body, res.Refused, res.Errors, wantRefused, wantErrors)
+		}
+	}
+	f(`{"type":"error","error":{"type":"rate_limit_error","message":"busy"}}`, 3, 0)
+	f(`{"error":{"message":"busy"}}`, 0, 3) // OpenAI shape on an Anthropic route
+	f(`busy`, 0, 3)
+}
