@@ -60,7 +60,7 @@ func splitFlatName(req *codec.Request, name []byte) (ns, inner []byte, ok bool) 
 	if t == nil {
 		return nil, nil, false
 	}
-	o, ok := offsetIn(t.Name, req.Scratch)
+	o, ok := respOffsetIn(t.Name, req.Scratch)
 	if !ok || o < nsHeaderLen || req.Scratch[o-nsHeaderLen] != 0 {
 		return nil, nil, false
 	}
@@ -72,9 +72,9 @@ func splitFlatName(req *codec.Request, name []byte) (ns, inner []byte, ok bool) 
 	return t.Name[:nsLen], t.Name[nsLen+sepLen:], true
 }
 
-// offsetIn returns where s starts inside buf when s is a view into buf's
+// respOffsetIn returns where s starts inside buf when s is a view into buf's
 // backing array (both end at the same last element of capacity).
-func offsetIn(s, buf []byte) (int, bool) {
+func respOffsetIn(s, buf []byte) (int, bool) {
 	if len(s) == 0 || cap(buf) == 0 || cap(s) > cap(buf) {
 		return 0, false
 	}

@@ -116,13 +116,13 @@ func (rd *responsesReader) read(f *responsesFields) error {
 	if f.maxOutput.Type == gjson.Number {
 		r.MaxTokens = f.maxOutput.Int()
 	}
-	r.Temperature = rawNumber(f.temperature)
-	r.TopP = rawNumber(f.topP)
+	r.Temperature = respRawNumber(f.temperature)
+	r.TopP = respRawNumber(f.topP)
 	return nil
 }
 
-// rawNumber returns v's raw JSON when it is a number, else nil.
-func rawNumber(v gjson.Result) []byte {
+// respRawNumber returns v's raw JSON when it is a number, else nil.
+func respRawNumber(v gjson.Result) []byte {
 	if v.Type != gjson.Number {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (rd *responsesReader) functionCall(it gjson.Result) {
 	args := it.Get("arguments")
 	rd.r.AddPart(codec.Part{
 		Kind:       codec.PartToolCall,
-		ID:         callID(it),
+		ID:         respCallID(it),
 		Name:       rd.toolName(it),
 		Args:       codec.Raw(args),
 		ArgsString: args.Type == gjson.String,
@@ -258,15 +258,15 @@ func (rd *responsesReader) functionCall(it gjson.Result) {
 func (rd *responsesReader) customCall(it gjson.Result) {
 	rd.ensureRole(codec.RoleAssistant)
 	input := it.Get("input")
-	p := codec.Part{Kind: codec.PartToolCall, ID: callID(it), Name: rd.toolName(it), Custom: true}
+	p := codec.Part{Kind: codec.PartToolCall, ID: respCallID(it), Name: rd.toolName(it), Custom: true}
 	if input.Type == gjson.String {
 		p.Args, p.ArgsString = codec.Raw(input), true
 	}
 	rd.r.AddPart(p)
 }
 
-// callID returns the item's call_id, or its id when call_id is missing.
-func callID(it gjson.Result) []byte {
+// respCallID returns the item's call_id, or its id when call_id is missing.
+func respCallID(it gjson.Result) []byte {
 	if id := codec.Content(it.Get("call_id")); id != nil {
 		return id
 	}
@@ -286,7 +286,7 @@ func (rd *responsesReader) toolName(it gjson.Result) []byte {
 func (rd *responsesReader) callOutput(it gjson.Result) {
 	rd.ensureRole(codec.RoleUser)
 	r := rd.r
-	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: callID(it)})
+	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: respCallID(it)})
 	at := len(r.Parts) - 1
 	out := it.Get("output")
 	switch {
@@ -320,11 +320,11 @@ func (rd *responsesReader) reasoning(it gjson.Result) {
 	rd.r.AddPart(codec.Part{Kind: codec.PartThinking, Text: text, Signature: sig})
 }
 
-// summarySep is the escaped separator between joined reasoning texts.
-const summarySep = `\n\n`
+// respSummarySep is the escaped separator between joined reasoning texts.
+const respSummarySep = `\n\n`
 
 // joinTexts returns the `text` members of the parts in list joined with
-// summarySep: a view into the body for one part, else bytes in r.Scratch
+// respSummarySep: a view into the body for one part, else bytes in r.Scratch
 // (sized by responsesScratchNeed).
 func (rd *responsesReader) joinTexts(list gjson.Result) []byte {
 	var first []byte
@@ -342,7 +342,7 @@ func (rd *responsesReader) joinTexts(list gjson.Result) []byte {
 			rd.r.Scratch = append(rd.r.Scratch, first...)
 			fallthrough
 		default:
-			rd.r.Scratch = append(rd.r.Scratch, summarySep...)
+			rd.r.Scratch = append(rd.r.Scratch, respSummarySep...)
 			rd.r.Scratch = append(rd.r.Scratch, text...)
 		}
 		n++
@@ -393,7 +393,7 @@ func joinedSize(list gjson.Result) int {
 	size, n := 0, 0
 	list.ForEach(func(_, part gjson.Result) bool {
 		if text := codec.Content(part.Get("text")); len(text) > 0 {
-			size += len(text) + len(summarySep)
+			size += len(text) + len(respSummarySep)
 			n++
 		}
 		return true

@@ -28,7 +28,7 @@ func roundTripResponses(t *testing.T, body string) string {
 	return string(out)
 }
 
-func compactJSON(s string) string { return string(codec.Compact(nil, []byte(s))) }
+func respCompactJSON(s string) string { return string(codec.Compact(nil, []byte(s))) }
 
 func TestResponsesRequestCodex(t *testing.T) {
 	body, err := os.ReadFile("testdata/responses/codex_request.json")
@@ -40,8 +40,8 @@ func TestResponsesRequestCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := roundTripResponses(t, string(body))
-	if compactJSON(got) != compactJSON(string(want)) {
-		t.Fatalf("unexpected request\ngot:  %s\nwant: %s", compactJSON(got), compactJSON(string(want)))
+	if respCompactJSON(got) != respCompactJSON(string(want)) {
+		t.Fatalf("unexpected request\ngot:  %s\nwant: %s", respCompactJSON(got), respCompactJSON(string(want)))
 	}
 }
 
@@ -107,8 +107,8 @@ func TestResponsesRequestWrite(t *testing.T) {
 	f := func(body, want string) {
 		t.Helper()
 		got := roundTripResponses(t, body)
-		if compactJSON(got) != compactJSON(want) {
-			t.Fatalf("\ngot:  %s\nwant: %s", got, compactJSON(want))
+		if respCompactJSON(got) != respCompactJSON(want) {
+			t.Fatalf("\ngot:  %s\nwant: %s", got, respCompactJSON(want))
 		}
 	}
 	// String input, instructions, no options.
@@ -141,8 +141,8 @@ func TestResponsesRequestForeign(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !gjson.ValidBytes(out) || string(out) != compactJSON(want) {
-			t.Fatalf("\ngot:  %s\nwant: %s", out, compactJSON(want))
+		if !gjson.ValidBytes(out) || string(out) != respCompactJSON(want) {
+			t.Fatalf("\ngot:  %s\nwant: %s", out, respCompactJSON(want))
 		}
 	}
 	r := &codec.Request{Reasoning: codec.Reasoning{Budget: 10000, Summary: true}, MaxTokens: 64000}

@@ -73,7 +73,7 @@ func readResponsesToolChoice(r *codec.Request, v gjson.Result) {
 	}
 }
 
-var effortNames = [...]string{
+var respEffortNames = [...]string{
 	codec.EffortNone:    "none",
 	codec.EffortMinimal: "minimal",
 	codec.EffortLow:     "low",
@@ -90,7 +90,7 @@ func readResponsesReasoning(r *codec.Request, v gjson.Result) {
 		return
 	}
 	effort := codec.Content(v.Get("effort"))
-	for e, name := range effortNames {
+	for e, name := range respEffortNames {
 		if name != "" && string(effort) == name {
 			r.Reasoning.Effort = codec.Effort(e)
 		}

@@ -11,9 +11,9 @@ import (
 // errResponsesN rejects Chat's n > 1, which Responses cannot serve.
 var errResponsesN = errors.New("n > 1 is not supported when translating to the Responses API")
 
-// minOutputTokens is the smallest max_output_tokens OpenAI accepts; smaller
+// respMinOutputTokens is the smallest max_output_tokens OpenAI accepts; smaller
 // caps (Claude Code's max_tokens 1 probe) are raised to it.
-const minOutputTokens = 16
+const respMinOutputTokens = 16
 
 // AppendResponsesRequest appends r as an upstream Responses API request
 // for model (escaped JSON string content) to dst, in one pass.
@@ -110,7 +110,7 @@ func (w *responsesWriter) message(i int) {
 			w.text(role, p.Text)
 		case codec.PartImage:
 			w.messagePart(role)
-			w.dst = appendInputImage(w.dst, p)
+			w.dst = respAppendInputImage(w.dst, p)
 		case codec.PartToolCall:
 			w.toolCall(p)
 		case codec.PartToolResult:
@@ -133,9 +133,9 @@ func (w *responsesWriter) text(role string, text []byte) {
 	w.dst = append(w.dst, '}')
 }
 
-// appendInputImage appends an input_image part (image_url is a plain
+// respAppendInputImage appends an input_image part (image_url is a plain
 // string: a data URL or the image's URL).
-func appendInputImage(dst []byte, p *codec.Part) []byte {
+func respAppendInputImage(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `{"type":"input_image","image_url":"`...)
 	if len(p.URL) > 0 {
 		dst = append(dst, p.URL...)
@@ -161,30 +161,30 @@ func (w *responsesWriter) toolCall(p *codec.Part) {
 	w.dst = codec.AppendString(w.dst, p.Name)
 	if custom {
 		w.dst = append(w.dst, `,"input":`...)
-		w.dst = appendCustomInput(w.dst, p)
+		w.dst = respAppendCustomInput(w.dst, p)
 	} else {
 		w.dst = append(w.dst, `,"arguments":`...)
-		w.dst = appendArgsString(w.dst, p.Args, p.ArgsString)
+		w.dst = respAppendArgsString(w.dst, p.Args, p.ArgsString)
 	}
 	w.dst = append(w.dst, '}')
 }
 
-// appendArgsString appends tool arguments as a JSON string literal whose
+// respAppendArgsString appends tool arguments as a JSON string literal whose
 // content is the arguments' JSON text; empty arguments become "{}".
-func appendArgsString(dst, args []byte, isString bool) []byte {
+func respAppendArgsString(dst, args []byte, isString bool) []byte {
 	switch {
 	case len(args) == 0, isString && len(args) <= 2: // absent or ""
 		return append(dst, `"{}"`...)
 	case isString:
 		return append(dst, args...)
 	}
-	return appendQuotedCompact(dst, args)
+	return respAppendQuotedCompact(dst, args)
 }
 
-// appendQuotedCompact appends the raw JSON value v, compacted, as a JSON
+// respAppendQuotedCompact appends the raw JSON value v, compacted, as a JSON
 // string literal. It compacts into dst's tail and quotes from there, so no
 // temporary buffer is needed.
-func appendQuotedCompact(dst, v []byte) []byte {
+func respAppendQuotedCompact(dst, v []byte) []byte {
 	start := len(dst)
 	dst = codec.Compact(dst, v)
 	end := len(dst)
@@ -193,10 +193,10 @@ func appendQuotedCompact(dst, v []byte) []byte {
 	return dst[:start+n]
 }
 
-// appendCustomInput appends a custom tool call's free-text input as a JSON
+// respAppendCustomInput appends a custom tool call's free-text input as a JSON
 // string: Args itself when it is a string, else the `input` member of an
 // object (a call that came back through a function-only provider).
-func appendCustomInput(dst []byte, p *codec.Part) []byte {
+func respAppendCustomInput(dst []byte, p *codec.Part) []byte {
 	if p.ArgsString {
 		return append(dst, p.Args...)
 	}
@@ -206,7 +206,7 @@ func appendCustomInput(dst []byte, p *codec.Part) []byte {
 	if in := codec.Get(p.Args, "input"); in.Type == gjson.String {
 		return append(dst, in.Raw...)
 	}
-	return appendQuotedCompact(dst, p.Args)
+	return respAppendQuotedCompact(dst, p.Args)
 }
 
 // toolResult writes a function_call_output (custom_tool_call_output for a
@@ -220,22 +220,22 @@ func (w *responsesWriter) toolResult(p *codec.Part, children []codec.Part) int {
 	}
 	w.dst = codec.AppendString(w.dst, p.ID)
 	w.dst = append(w.dst, `,"output":`...)
-	w.dst = appendToolOutput(w.dst, p.IsError, children)
+	w.dst = respAppendToolOutput(w.dst, p.IsError, children)
 	w.dst = append(w.dst, '}')
 	return len(children)
 }
 
-// errorPrefix marks a failed tool result, which Responses has no field for.
-const errorPrefix = "Error: "
+// respErrorPrefix marks a failed tool result, which Responses has no field for.
+const respErrorPrefix = "Error: "
 
-// appendToolOutput appends a tool result's output: a string when it holds
+// respAppendToolOutput appends a tool result's output: a string when it holds
 // only text (several texts joined by "\n"), else input_text/input_image
 // parts. IsError prefixes the text with "Error: ".
-func appendToolOutput(dst []byte, isError bool, children []codec.Part) []byte {
-	if !hasImage(children) {
+func respAppendToolOutput(dst []byte, isError bool, children []codec.Part) []byte {
+	if !respHasImage(children) {
 		dst = append(dst, '"')
 		if isError {
-			dst = append(dst, errorPrefix...)
+			dst = append(dst, respErrorPrefix...)
 		}
 		for i := range children {
 			if i > 0 {
@@ -247,7 +247,7 @@ func appendToolOutput(dst []byte, isError bool, children []codec.Part) []byte {
 	}
 	dst = append(dst, '[')
 	if isError {
-		dst = append(dst, `{"type":"input_text","text":"`+errorPrefix+`"},`...)
+		dst = append(dst, `{"type":"input_text","text":"`+respErrorPrefix+`"},`...)
 	}
 	for i := range children {
 		c := &children[i]
@@ -255,7 +255,7 @@ func appendToolOutput(dst []byte, isError bool, children []codec.Part) []byte {
 			dst = append(dst, ',')
 		}
 		if c.Kind == codec.PartImage {
-			dst = appendInputImage(dst, c)
+			dst = respAppendInputImage(dst, c)
 			continue
 		}
 		dst = append(dst, `{"type":"input_text","text":`...)
@@ -265,7 +265,7 @@ func appendToolOutput(dst []byte, isError bool, children []codec.Part) []byte {
 	return append(dst, ']')
 }
 
-func hasImage(parts []codec.Part) bool {
+func respHasImage(parts []codec.Part) bool {
 	for i := range parts {
 		if parts[i].Kind == codec.PartImage {
 			return true

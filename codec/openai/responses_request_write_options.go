@@ -81,7 +81,7 @@ func appendResponsesToolChoice(dst []byte, r *codec.Request) []byte {
 func appendResponsesOptions(dst []byte, r *codec.Request) []byte {
 	if effort := responsesEffort(&r.Reasoning); effort != codec.EffortUnset {
 		dst = append(dst, `,"reasoning":{"effort":"`...)
-		dst = append(dst, effortNames[effort]...)
+		dst = append(dst, respEffortNames[effort]...)
 		dst = append(dst, '"')
 		if r.Reasoning.Summary && effort != codec.EffortNone {
 			dst = append(dst, `,"summary":"auto"`...)
@@ -94,7 +94,7 @@ func appendResponsesOptions(dst []byte, r *codec.Request) []byte {
 	dst = appendResponsesFormat(dst, &r.Format)
 	if r.MaxTokens > 0 {
 		dst = append(dst, `,"max_output_tokens":`...)
-		dst = codec.AppendInt(dst, max(r.MaxTokens, minOutputTokens))
+		dst = codec.AppendInt(dst, max(r.MaxTokens, respMinOutputTokens))
 	}
 	if len(r.Temperature) > 0 {
 		dst = append(dst, `,"temperature":`...)
