@@ -74,3 +74,34 @@ func chatDumpPart(p *codec.Part) string {
 	}
 	return "?"
 }
+
+var chatEventNames = [...]string{
+	codec.EventStart: "start", codec.EventText: "text", codec.EventThinking: "thinking",
+	codec.EventSignature: "signature", codec.EventRedacted: "redacted", codec.EventToolCall: "call",
+	codec.EventToolArgs: "args", codec.EventBlockStop: "stop", codec.EventUsage: "usage",
+	codec.EventFinish: "finish", codec.EventEnd: "end", codec.EventError: "error",
+}
+
+// chatDumpEvent renders one Event as a line for golden tests.
+func chatDumpEvent(b *strings.Builder, ev *codec.Event) {
+	fmt.Fprintf(b, "%s block=%d", chatEventNames[ev.Kind], ev.Block)
+	if ev.Text != nil {
+		fmt.Fprintf(b, " text=%s", ev.Text)
+	}
+	if ev.ID != nil || ev.Name != nil {
+		fmt.Fprintf(b, " id=%s name=%s", ev.ID, ev.Name)
+	}
+	if ev.Custom {
+		b.WriteString(" custom")
+	}
+	if ev.Stop != 0 {
+		fmt.Fprintf(b, " stop=%d", ev.Stop)
+	}
+	if u := ev.Usage; u.Known {
+		fmt.Fprintf(b, " usage=in:%d,cr:%d,cw:%d,out:%d,rs:%d", u.Input, u.CacheRead, u.CacheWrite, u.Output, u.Reasoning)
+	}
+	if ev.Kind == codec.EventError {
+		fmt.Fprintf(b, " status=%d kind=%d code=%s msg=%s", ev.Err.Status, ev.Err.Kind, ev.Err.Code, ev.Err.Message)
+	}
+	b.WriteByte('\n')
+}
