@@ -38,7 +38,7 @@ type Decoder struct {
 	// Anthropic's usage fields as last reported; message_delta updates
 	// only the fields it carries.
 	in, cacheWrite, cacheRead, out, thinking int64
-	usageKnown                              bool
+	usageKnown                               bool
 
 	kinds   []blockKind // by content block index
 	scratch []byte      // escaped tool input from a start event or a body
@@ -107,8 +107,8 @@ func (d *Decoder) messageStart(dst []codec.Event, msg gjson.Result) []codec.Even
 	}
 	d.started = true
 	d.readUsage(msg.Get("usage"))
-	return append(dst, codec.Event{Kind: codec.EventStart, ID: codec.Content(msg.Get("id")),
-		Name: codec.Content(msg.Get("model")), Usage: d.usage()})
+	return append(dst, codec.Event{Kind: codec.EventStart, ID: str(msg, "id"),
+		Name: str(msg, "model"), Usage: d.usage()})
 }
 
 // readUsage takes the usage fields u carries over the ones known so far.
@@ -164,18 +164,18 @@ func (d *Decoder) blockStart(dst []codec.Event, i int, cb gjson.Result) []codec.
 	switch cb.Get("type").Str {
 	case "text":
 		d.setKind(i, blockText)
-		return appendText(dst, codec.EventText, i, codec.Content(cb.Get("text")))
+		return appendText(dst, codec.EventText, i, str(cb, "text"))
 	case "thinking":
 		d.setKind(i, blockThinking)
-		dst = appendText(dst, codec.EventThinking, i, codec.Content(cb.Get("thinking")))
-		return appendText(dst, codec.EventSignature, i, codec.Content(cb.Get("signature")))
+		dst = appendText(dst, codec.EventThinking, i, str(cb, "thinking"))
+		return appendText(dst, codec.EventSignature, i, str(cb, "signature"))
 	case "redacted_thinking":
 		d.setKind(i, blockRedacted)
-		return append(dst, codec.Event{Kind: codec.EventRedacted, Block: i, Text: codec.Content(cb.Get("data"))})
+		return append(dst, codec.Event{Kind: codec.EventRedacted, Block: i, Text: str(cb, "data")})
 	case "tool_use":
 		d.setKind(i, blockTool)
-		dst = append(dst, codec.Event{Kind: codec.EventToolCall, Block: i, ID: codec.Content(cb.Get("id")),
-			Name: codec.Content(cb.Get("name"))})
+		dst = append(dst, codec.Event{Kind: codec.EventToolCall, Block: i, ID: str(cb, "id"),
+			Name: str(cb, "name")})
 		return d.appendInput(dst, i, cb.Get("input"))
 	}
 	d.setKind(i, blockSkipped)
@@ -210,13 +210,13 @@ func (d *Decoder) blockDelta(dst []codec.Event, i int, delta gjson.Result) []cod
 	}
 	switch delta.Get("type").Str {
 	case "text_delta":
-		return appendText(dst, codec.EventText, i, codec.Content(delta.Get("text")))
+		return appendText(dst, codec.EventText, i, str(delta, "text"))
 	case "thinking_delta":
-		return appendText(dst, codec.EventThinking, i, codec.Content(delta.Get("thinking")))
+		return appendText(dst, codec.EventThinking, i, str(delta, "thinking"))
 	case "signature_delta":
-		return appendText(dst, codec.EventSignature, i, codec.Content(delta.Get("signature")))
+		return appendText(dst, codec.EventSignature, i, str(delta, "signature"))
 	case "input_json_delta":
-		return appendText(dst, codec.EventToolArgs, i, codec.Content(delta.Get("partial_json")))
+		return appendText(dst, codec.EventToolArgs, i, str(delta, "partial_json"))
 	}
 	return dst
 }
@@ -238,7 +238,7 @@ func (d *Decoder) messageDelta(dst []codec.Event, data []byte) []codec.Event {
 	d.finished = true
 	delta := codec.Get(data, "delta")
 	return append(dst, codec.Event{Kind: codec.EventFinish, Stop: stopReason(delta.Get("stop_reason").Str),
-		Text: codec.Content(delta.Get("stop_sequence")), Usage: d.usage()})
+		Text: str(delta, "stop_sequence"), Usage: d.usage()})
 }
 
 // end finishes the sequence at message_stop.

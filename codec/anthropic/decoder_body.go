@@ -29,7 +29,7 @@ func (d *Decoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, err
 	})
 	d.finished = true
 	dst = append(dst, codec.Event{Kind: codec.EventFinish, Stop: stopReason(root.Get("stop_reason").Str),
-		Text: codec.Content(root.Get("stop_sequence")), Usage: d.usage()})
+		Text: str(root, "stop_sequence"), Usage: d.usage()})
 	d.ended = true
 	return append(dst, codec.Event{Kind: codec.EventEnd, Usage: d.usage()}), nil
 }
@@ -40,15 +40,15 @@ func (d *Decoder) bodyBlock(dst []codec.Event, i int, b gjson.Result) []codec.Ev
 	n := len(dst)
 	switch b.Get("type").Str {
 	case "text":
-		dst = appendText(dst, codec.EventText, i, codec.Content(b.Get("text")))
+		dst = appendText(dst, codec.EventText, i, str(b, "text"))
 	case "thinking":
-		dst = appendText(dst, codec.EventThinking, i, codec.Content(b.Get("thinking")))
-		dst = appendText(dst, codec.EventSignature, i, codec.Content(b.Get("signature")))
+		dst = appendText(dst, codec.EventThinking, i, str(b, "thinking"))
+		dst = appendText(dst, codec.EventSignature, i, str(b, "signature"))
 	case "redacted_thinking":
-		dst = append(dst, codec.Event{Kind: codec.EventRedacted, Block: i, Text: codec.Content(b.Get("data"))})
+		dst = append(dst, codec.Event{Kind: codec.EventRedacted, Block: i, Text: str(b, "data")})
 	case "tool_use":
-		dst = append(dst, codec.Event{Kind: codec.EventToolCall, Block: i, ID: codec.Content(b.Get("id")),
-			Name: codec.Content(b.Get("name"))})
+		dst = append(dst, codec.Event{Kind: codec.EventToolCall, Block: i, ID: str(b, "id"),
+			Name: str(b, "name")})
 		dst = d.appendInput(dst, i, b.Get("input"))
 	}
 	if len(dst) == n {
