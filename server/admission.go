@@ -1,0 +1,37 @@
+package server
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+)
+
+// admit takes a slot for the request, or answers 429 in dialect d when
+// limits.max_concurrent requests or limits.max_bytes_in_flight body bytes
+// are already in flight. It returns the body size it counted; every
+// admitted request is matched by one leave with that size, when its
+// response (stream included) is fully written.
+func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) {
+	lim := &s.cfg.Limits
+	if n := s.inflight.Add(1); lim.MaxConcurrent > 0 && n > int64(lim.MaxConcurrent) {
+		s.inflight.Add(-1)
+		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many requests in flight (limits.max_concurrent); retry shortly")
+		return 0, false
+	}
+	size := int64(len(ctx.Request.Body()))
+	// A body larger than the whole budget is still served when nothing
+	// else is in flight, so no request is refused forever.
+	if b := s.bytesInFlight.Add(size); lim.MaxBytesInFlight > 0 && b > lim.MaxBytesInFlight && b != size {
+		s.bytesInFlight.Add(-size)
+		s.inflight.Add(-1)
+		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many request bytes in flight (limits.max_bytes_in_flight); retry shortly")
+		return 0, false
+	}
+	return size, true
+}
+
+// leave releases the slot admit took.
+func (s *Server) leave(size int64) {
+	s.bytesInFlight.Add(-size)
+	s.inflight.Add(-1)
+}

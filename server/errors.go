@@ -1,0 +1,38 @@
+package server
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/codec/translate"
+	"slipstream/pool"
+)
+
+// writeError answers with status and msg in dialect d's error shape
+// (api-formats.md A.7, C.8, D.6). msg is plain text; it is escaped here
+// and must never hold a secret.
+func (s *Server) writeError(ctx *fasthttp.RequestCtx, d codec.Dialect, status int, msg string) {
+	buf := pool.Get(len(msg) + 128)
+	esc := codec.AppendEscaped(buf.B[:0], pool.S2B(msg))
+	e := codec.Error{Status: status, Kind: codec.KindForStatus(status), Message: esc}
+	s.writeErrorValue(ctx, d, &e)
+	buf.B = esc
+	pool.Put(buf)
+}
+
+// writeErrorValue answers with e in dialect d's error shape; e's status is
+// the HTTP status. The body is copied into the response, so e may be
+// borrowed.
+func (s *Server) writeErrorValue(ctx *fasthttp.RequestCtx, d codec.Dialect, e *codec.Error) {
+	ctx.Response.ResetBody()
+	ctx.SetStatusCode(e.Status)
+	ctx.SetContentType("application/json")
+	if e.Status == fasthttp.StatusTooManyRequests && len(ctx.Response.Header.Peek("Retry-After")) == 0 {
+		ctx.Response.Header.Set("Retry-After", "1")
+	}
+	w := ctx.Response.BodyWriter()
+	buf := pool.Get(len(e.Message) + 128)
+	buf.B = translate.AppendErrorObject(d, buf.B[:0], e)
+	_, _ = w.Write(buf.B) // a body writer on an in-memory body never fails
+	pool.Put(buf)
+}

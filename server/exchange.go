@@ -1,0 +1,150 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/codec/anthropic"
+	"slipstream/codec/gemini"
+	"slipstream/codec/openai"
+	"slipstream/codec/sse"
+	"slipstream/codec/translate"
+	"slipstream/pool"
+	"slipstream/server/mock"
+	"slipstream/server/provider"
+)
+
+// exchange is all the state of one request, pooled: the client's request
+// in neutral form when it is translated, the upstream request and
+// response, the SSE reader, and the output scratch. Nothing else is
+// allocated per request in steady state.
+type exchange struct {
+	noCopy noCopy
+
+	s    *Server
+	ctx  *fasthttp.RequestCtx
+	rt   *route
+	key  *clientKey
+	size int64 // body bytes counted by admit
+
+	model       []byte // client-facing model name (a view into the body or path)
+	geminiModel []byte
+	stream      bool
+	target      provider.Target
+	upModel     []byte // upstream model name, escaped
+
+	req    codec.Request
+	upReq  fasthttp.Request
+	upResp fasthttp.Response
+	body   *pool.Buffer // translated upstream body, or aliased model splice
+	out    []byte       // client output scratch for one event
+	rd     sse.Reader
+	ts     *translate.Stream
+	answer mock.Answer
+	done   chan error // result of an upstream call run beside a keep-alive loop
+
+	translated bool // the upstream speaks another dialect
+	splice     modelSplice
+	pass       passBody
+
+	// Stream writers, bound once per pooled exchange so that handing one
+	// to fasthttp does not allocate a method value per request.
+	relaySameFn       func(streamWriter)
+	relayTranslatedFn func(streamWriter)
+	relayMockFn       func(streamWriter)
+	keepaliveFn       func(streamWriter)
+
+	anthropicTail anthropic.Tail
+	chatTail      openai.ChatTail
+	responsesTail openai.ResponsesTail
+	geminiTail    gemini.Tail
+}
+
+var exchangePool sync.Pool
+
+func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *clientKey, size int64) *exchange {
+	x, _ := exchangePool.Get().(*exchange)
+	if x == nil {
+		x = newExchange()
+	}
+	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
+	return x
+}
+
+func newExchange() *exchange {
+	x := &exchange{done: make(chan error, 1)}
+	x.pass.x = x
+	x.relaySameFn = x.relaySame
+	x.relayTranslatedFn = x.relayTranslated
+	x.relayMockFn = x.relayMock
+	x.keepaliveFn = x.keepaliveWriter
+	return x
+}
+
+// release ends the request's admission and returns x to the pool. It must
+// be called exactly once, after the last use of x and of ctx's request
+// body (x.req holds views into it).
+func (x *exchange) release() {
+	x.s.leave(x.size)
+	if x.ts != nil {
+		translate.ReleaseStream(x.ts)
+		x.ts = nil
+	}
+	if x.body != nil {
+		pool.Put(x.body)
+		x.body = nil
+	}
+	x.rd.Release()
+	x.req.Reset()
+	x.answer.Reset()
+	x.upReq.Reset()
+	x.upResp.Reset()
+	x.out = x.out[:0]
+	if cap(x.out) > 1<<20 {
+		x.out = nil
+	}
+	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
+	x.model, x.geminiModel, x.upModel = nil, nil, nil
+	x.stream, x.translated, x.target = false, false, provider.Target{}
+	x.splice = modelSplice{}
+	exchangePool.Put(x)
+}
+
+// tail is the same-dialect stream watcher for the client's dialect.
+type tail interface {
+	Reset()
+	Observe(name, data []byte)
+	Done() bool
+	AppendError(dst []byte, e *codec.Error) []byte
+}
+
+var (
+	_ tail = (*anthropic.Tail)(nil)
+	_ tail = (*openai.ChatTail)(nil)
+	_ tail = (*openai.ResponsesTail)(nil)
+	_ tail = (*gemini.Tail)(nil)
+)
+
+func (x *exchange) tail() tail {
+	var t tail
+	switch x.rt.dialect {
+	case codec.DialectAnthropic:
+		t = &x.anthropicTail
+	case codec.DialectResponses:
+		t = &x.responsesTail
+	case codec.DialectGemini:
+		t = &x.geminiTail
+	default:
+		t = &x.chatTail
+	}
+	t.Reset()
+	return t
+}
+
+// noCopy makes go vet flag copies of an exchange.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

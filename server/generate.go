@@ -1,0 +1,65 @@
+package server
+
+import (
+	"github.com/tidwall/gjson"
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/pool"
+)
+
+// generate serves a generation request. It owns x and releases it once the
+// response is fully written.
+func (s *Server) generate(x *exchange) {
+	if !x.prepare() {
+		x.release()
+		return
+	}
+	p := x.target.Provider
+	switch {
+	case p.IsMock():
+		s.serveMock(x)
+	case p.Dialect == x.rt.dialect:
+		s.forwardSame(x)
+	default:
+		s.forwardTranslated(x)
+	}
+}
+
+// prepare validates the body, finds the model and its target, and checks
+// the key's policy. On failure it has written the error and returns false.
+func (x *exchange) prepare() bool {
+	ctx, d := x.ctx, x.rt.dialect
+	body := ctx.Request.Body()
+	if !gjson.Valid(pool.B2S(body)) {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
+		return false
+	}
+	if d == codec.DialectGemini {
+		x.model = x.geminiModel
+	} else {
+		x.stream = codec.Get(body, "stream").Type == gjson.True
+		m := codec.Get(body, "model")
+		if m.Type != gjson.String || len(m.Str) == 0 {
+			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "missing model: the request body needs a \"model\" string")
+			return false
+		}
+		x.model = codec.Content(m)
+	}
+	model := pool.B2S(x.model)
+	if !x.key.allows(model) {
+		x.s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
+		return false
+	}
+	t, ok := x.s.reg.Resolve(model, d)
+	if !ok {
+		x.s.writeError(ctx, d, fasthttp.StatusNotFound, "no provider serves model "+clipString(x.model))
+		return false
+	}
+	x.target = t
+	x.upModel = x.model
+	if t.Aliased {
+		x.upModel = pool.S2B(t.Model)
+	}
+	return true
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+)
+
+// handle is the fasthttp request handler: route, authenticate, admit, then
+// hand over to the route's operation.
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	rt, geminiModel, geminiStream := match(ctx.Method(), ctx.Path())
+	if rt == nil {
+		s.writeError(ctx, dialectOfPath(ctx), fasthttp.StatusNotFound, "no route for "+string(ctx.Method())+" "+clipString(ctx.Path()))
+		return
+	}
+	switch rt.op {
+	case opRoot, opHealth:
+		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetBodyString("ok\n")
+		return
+	case opReady:
+		s.handleReady(ctx)
+		return
+	case opTelemetry:
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString("{}")
+		return
+	}
+	d := rt.dialect
+	if rt.op == opModels {
+		d = s.modelsDialect(ctx, rt)
+	}
+	key, ok := s.authenticate(ctx)
+	if !ok {
+		s.writeError(ctx, d, fasthttp.StatusUnauthorized, "invalid or missing API key")
+		return
+	}
+	if rt.op == opModels {
+		s.handleModels(ctx, d)
+		return
+	}
+	size, ok := s.admit(ctx, d)
+	if !ok {
+		return
+	}
+	x := acquireExchange(s, ctx, rt, key, size)
+	x.geminiModel, x.stream = geminiModel, geminiStream
+	if rt.op == opCountTokens {
+		s.countTokens(x)
+		x.release()
+		return
+	}
+	// generate owns x from here: it releases x once the response, stream
+	// included, is fully written.
+	s.generate(x)
+}
+// handleReady answers 200 once the configuration is loaded and the
+// listener is up, 503 otherwise (during shutdown).
+func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
+	if !s.ready.Load() {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString("not ready\n")
+		return
+	}
+	ctx.SetBodyString("ready\n")
+}
+
+// handleServerError answers errors fasthttp detects before the handler
+// runs (body too large, malformed HTTP) in the dialect of the path.
+func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
+	d := dialectOfPath(ctx)
+	if _, ok := err.(*fasthttp.ErrSmallBuffer); ok {
+		s.writeError(ctx, d, fasthttp.StatusRequestHeaderFieldsTooLarge, "request headers too large")
+		return
+	}
+	if err == fasthttp.ErrBodyTooLarge {
+		s.writeError(ctx, d, fasthttp.StatusRequestEntityTooLarge, "request body exceeds limits.max_body_bytes")
+		return
+	}
+	s.writeError(ctx, d, fasthttp.StatusBadRequest, "cannot parse request: "+err.Error())
+}
+
+func clipString(b []byte) string {
+	if len(b) > 128 {
+		return string(b[:128]) + "..."
+	}
+	return string(b)
+}
+
+var _ = codec.DialectUnknown

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/codec/translate"
+	"slipstream/pool"
+)
+
+// serveMock answers from the built-in mock provider in the client's
+// dialect, through the same encoders translated responses use.
+func (s *Server) serveMock(x *exchange) {
+	d := x.rt.dialect
+	if !translate.Supported(d) {
+		s.writeError(x.ctx, d, fasthttp.StatusNotImplemented, "the mock provider cannot answer "+d.String()+" yet")
+		x.release()
+		return
+	}
+	if !x.decodeClient() {
+		x.release()
+		return
+	}
+	m := s.mocks[x.target.Provider]
+	m.Build(&x.answer, &x.req, s.inputTokens(x))
+	x.ts = translate.AcquireStream(d, d, &x.req, x.stream)
+	if x.stream {
+		setSSEHeaders(x.ctx)
+		x.ctx.SetBodyStreamWriter(x.relayMockFn)
+		return
+	}
+	out := pool.Get(4096)
+	out.B = x.ts.AppendEvents(out.B[:0], x.answer.Events)
+	x.ctx.SetContentType("application/json")
+	x.ctx.Response.SetBody(out.B)
+	pool.Put(out)
+	x.release()
+}
+
+// relayMock streams the mock's answer one event at a time, pausing
+// chunk_delay before each text delta after the first.
+func (x *exchange) relayMock(w streamWriter) {
+	delay := x.s.mocks[x.target.Provider].Delay()
+	evs := x.answer.Events
+	texts := 0
+	for i := range evs {
+		if evs[i].Kind == codec.EventText {
+			if texts > 0 && delay > 0 {
+				time.Sleep(delay)
+			}
+			texts++
+		}
+		x.out = x.ts.AppendEvents(x.out[:0], evs[i:i+1])
+		if len(x.out) == 0 {
+			continue
+		}
+		if !x.flush(w) {
+			return
+		}
+	}
+	x.release()
+}
+
+// inputTokens estimates the request's input tokens for usage fields.
+func (s *Server) inputTokens(x *exchange) int64 {
+	return int64(len(x.ctx.Request.Body())+3) / 4
+}

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/pool"
+)
+
+// modelsDialect picks the shape of GET /v1/models: Anthropic's when the
+// request carries anthropic-version or x-api-key, else OpenAI's; Gemini's
+// on /v1beta/models.
+func (s *Server) modelsDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialect {
+	if rt.dialect == codec.DialectGemini {
+		return codec.DialectGemini
+	}
+	h := &ctx.Request.Header
+	if len(h.Peek("Anthropic-Version")) > 0 || len(h.Peek("X-Api-Key")) > 0 {
+		return codec.DialectAnthropic
+	}
+	return codec.DialectChat
+}
+
+// modelIDs lists the model names a client can ask for: every alias and
+// every provider pattern that is a literal name, plus "mock" for a mock.
+func (s *Server) modelIDs() []string {
+	var ids []string
+	for name := range s.reg.Aliases() {
+		ids = append(ids, name)
+	}
+	for _, p := range s.reg.Providers() {
+		for _, m := range p.Models {
+			if !strings.ContainsAny(m, "*?") {
+				ids = append(ids, m)
+			}
+		}
+		if p.IsMock() {
+			ids = append(ids, "mock")
+		}
+	}
+	return ids
+}
+
+// handleModels answers a model list in the dialect's shape
+// (api-formats.md section E).
+func (s *Server) handleModels(ctx *fasthttp.RequestCtx, d codec.Dialect) {
+	ids := s.modelIDs()
+	buf := pool.Get(1024)
+	b := buf.B[:0]
+	switch d {
+	case codec.DialectAnthropic:
+		b = append(b, `{"data":[`...)
+		for i, id := range ids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"model","id":`...)
+			b = codec.AppendQuotedString(b, id)
+			b = append(b, `,"display_name":`...)
+			b = codec.AppendQuotedString(b, id)
+			b = append(b, `,"created_at":"2026-01-01T00:00:00Z"}`...)
+		}
+		b = append(b, `],"has_more":false,"first_id":`...)
+		b = appendFirstLast(b, ids, 0)
+		b = append(b, `,"last_id":`...)
+		b = appendFirstLast(b, ids, len(ids)-1)
+		b = append(b, '}')
+	case codec.DialectGemini:
+		b = append(b, `{"models":[`...)
+		for i, id := range ids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = codec.AppendQuotedString(b, "models/"+id)
+			b = append(b, `,"displayName":`...)
+			b = codec.AppendQuotedString(b, id)
+			b = append(b, `,"supportedGenerationMethods":["generateContent","countTokens"]}`...)
+		}
+		b = append(b, `]}`...)
+	default:
+		b = append(b, `{"object":"list","data":[`...)
+		for i, id := range ids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = codec.AppendQuotedString(b, id)
+			b = append(b, `,"object":"model","created":1767225600,"owned_by":"slipstream"}`...)
+		}
+		b = append(b, `]}`...)
+	}
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+	buf.B = b
+	pool.Put(buf)
+}
+
+func appendFirstLast(b []byte, ids []string, i int) []byte {
+	if i < 0 || i >= len(ids) {
+		return append(b, "null"...)
+	}
+	return codec.AppendQuotedString(b, ids[i])
+}

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"bytes"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+)
+
+// op is what a route does.
+type op uint8
+
+const (
+	opGenerate op = iota
+	opCountTokens
+	opModels
+	opHealth
+	opReady
+	opRoot
+	opTelemetry
+)
+
+// route is one entry of the route table.
+type route struct {
+	method  string
+	path    string // exact path; Gemini model routes are matched by geminiRoute
+	op      op
+	dialect codec.Dialect
+}
+
+// routes is the whole route table, read top to bottom.
+var routes = [...]route{
+	{"POST", "/v1/messages", opGenerate, codec.DialectAnthropic},
+	{"POST", "/v1/messages/count_tokens", opCountTokens, codec.DialectAnthropic},
+	{"POST", "/v1/chat/completions", opGenerate, codec.DialectChat},
+	{"POST", "/v1/responses", opGenerate, codec.DialectResponses},
+	{"POST", "/v1/responses/input_tokens", opCountTokens, codec.DialectResponses},
+	{"GET", "/v1/models", opModels, codec.DialectChat},
+	{"GET", "/v1beta/models", opModels, codec.DialectGemini},
+	{"GET", "/healthz", opHealth, codec.DialectUnknown},
+	{"GET", "/readyz", opReady, codec.DialectUnknown},
+	{"GET", "/", opRoot, codec.DialectUnknown},
+	{"HEAD", "/", opRoot, codec.DialectUnknown},
+	{"POST", "/api/event_logging/batch", opTelemetry, codec.DialectUnknown},
+}
+
+// Gemini model routes: POST /v1beta/models/{model}:{method}.
+var (
+	geminiGenerate       = route{"POST", "", opGenerate, codec.DialectGemini}
+	geminiCountTokens    = route{"POST", "", opCountTokens, codec.DialectGemini}
+	geminiModelsPrefix   = []byte("/v1beta/models/")
+	methodGenerate       = []byte("generateContent")
+	methodStreamGenerate = []byte("streamGenerateContent")
+	methodCountTokens    = []byte("countTokens")
+)
+
+// match returns the route for a method and path, and for Gemini routes the
+// model and whether the method streams. A nil route is a 404.
+func match(method, path []byte) (rt *route, model []byte, stream bool) {
+	for i := range routes {
+		r := &routes[i]
+		if string(path) == r.path && string(method) == r.method {
+			return r, nil, false
+		}
+	}
+	rest, ok := bytes.CutPrefix(path, geminiModelsPrefix)
+	if !ok || string(method) != "POST" {
+		return nil, nil, false
+	}
+	model, verb, ok := bytes.Cut(rest, []byte{':'})
+	if !ok || len(model) == 0 {
+		return nil, nil, false
+	}
+	switch {
+	case bytes.Equal(verb, methodGenerate):
+		return &geminiGenerate, model, false
+	case bytes.Equal(verb, methodStreamGenerate):
+		return &geminiGenerate, model, true
+	case bytes.Equal(verb, methodCountTokens):
+		return &geminiCountTokens, model, false
+	}
+	return nil, nil, false
+}
+
+// dialectOfPath guesses the dialect of a request that matched no route,
+// so that even a 404 comes in a shape the client parses.
+func dialectOfPath(ctx *fasthttp.RequestCtx) codec.Dialect {
+	path := ctx.Path()
+	switch {
+	case bytes.HasPrefix(path, []byte("/v1beta")):
+		return codec.DialectGemini
+	case bytes.HasPrefix(path, []byte("/v1/messages")):
+		return codec.DialectAnthropic
+	case bytes.HasPrefix(path, []byte("/v1/responses")):
+		return codec.DialectResponses
+	case len(ctx.Request.Header.Peek("Anthropic-Version")) > 0:
+		return codec.DialectAnthropic
+	}
+	return codec.DialectChat
+}

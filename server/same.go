@@ -1,0 +1,168 @@
+package server
+
+import (
+	"io"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/server/upstream"
+)
+
+// forwardSame relays a request to a provider of the client's own dialect:
+// the body goes up byte for byte (the model value spliced when an alias
+// renames it, without copying the body), and the response comes back byte
+// for byte, streamed as it arrives.
+func (s *Server) forwardSame(x *exchange) {
+	x.buildUpstream(true)
+	body := x.ctx.Request.Body()
+	if x.target.Aliased && x.rt.dialect != codec.DialectGemini {
+		x.splice.reset(body, codec.Get(body, "model"), x.upModel)
+		x.upReq.SetBodyStream(&x.splice, x.splice.size)
+	} else {
+		x.upReq.SetBodyRaw(body)
+	}
+	if x.stream && s.keepalive() > 0 {
+		s.callWithKeepalive(x, false)
+		return
+	}
+	if err := x.call(); err != nil {
+		status, msg := x.callError(err)
+		s.writeError(x.ctx, x.rt.dialect, status, msg)
+		x.release()
+		return
+	}
+	x.respondSame()
+}
+
+// respondSame answers the client from the upstream response headers:
+// SSE is pumped event by event; anything else (a JSON body, an error
+// with its status) is passed through as a stream of bytes.
+func (x *exchange) respondSame() {
+	ctx := x.ctx
+	ctx.SetStatusCode(x.upResp.StatusCode())
+	upstream.CopyResponseHeaders(&ctx.Response.Header, &x.upResp.Header)
+	if x.upResp.StatusCode() == fasthttp.StatusOK && x.isEventStream() {
+		setSSEHeaders(ctx)
+		ctx.SetBodyStreamWriter(x.relaySameFn)
+		return
+	}
+	ctx.Response.SetBodyStream(&x.pass, x.upResp.Header.ContentLength())
+}
+
+// relaySame is the stream writer of the same-dialect path: every upstream
+// event is written and flushed as it arrives; a stream that ends without
+// its terminal event gets the dialect's in-band error.
+func (x *exchange) relaySame(w streamWriter) {
+	t := x.tail()
+	x.rd.Reset(x.upResp.BodyStream())
+	var readErr error
+	for {
+		ev, err := x.rd.Next()
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+		t.Observe(ev.Name, ev.Data)
+		if _, err := w.Write(ev.Raw); err != nil {
+			x.closeUpstream(err)
+			x.release()
+			return
+		}
+		if err := w.Flush(); err != nil {
+			x.closeUpstream(err)
+			x.release()
+			return
+		}
+	}
+	if !t.Done() {
+		e := x.streamFailure(readErr)
+		x.out = t.AppendError(x.out[:0], &e)
+		_, _ = w.Write(x.out)
+		_ = w.Flush()
+	}
+	x.closeUpstream(readErr)
+	x.release()
+}
+
+// streamFailure describes an upstream stream that stopped before its
+// terminal event.
+func (x *exchange) streamFailure(readErr error) codec.Error {
+	e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgTruncated}
+	if readErr != nil {
+		e.Message = msgReadFailed
+		if status, _ := x.callError(readErr); status == fasthttp.StatusGatewayTimeout {
+			e.Status, e.Kind, e.Message = status, codec.ErrTimeout, msgIdle
+		}
+	}
+	return e
+}
+
+var (
+	msgTruncated  = []byte("upstream stream ended before its terminal event")
+	msgReadFailed = []byte("reading the upstream stream failed")
+	msgIdle       = []byte("upstream stream was silent longer than timeouts.idle")
+)
+
+func setSSEHeaders(ctx *fasthttp.RequestCtx) {
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.Response.Header.SetContentType("text/event-stream")
+	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	ctx.Response.Header.Set("X-Accel-Buffering", "no")
+	ctx.Response.Header.Del("Content-Length")
+}
+
+// passBody relays a non-SSE upstream body to the client through fasthttp's
+// body stream; fasthttp closes it after the last byte, or when the client
+// is gone, which releases the exchange.
+type passBody struct{ x *exchange }
+
+func (p *passBody) Read(b []byte) (int, error) {
+	r := p.x.upResp.BodyStream()
+	if r == nil {
+		return 0, io.EOF
+	}
+	return r.Read(b)
+}
+
+func (p *passBody) Close() error {
+	x := p.x
+	x.closeUpstream(nil)
+	x.release()
+	return nil
+}
+
+// modelSplice is the aliased same-dialect body: the client's bytes with
+// the model string replaced, read in three pieces so the body is never
+// copied.
+type modelSplice struct {
+	parts [3][]byte
+	size  int
+}
+
+func (m *modelSplice) reset(body []byte, model gjson.Result, newModel []byte) {
+	start := model.Index
+	end := start + len(model.Raw)
+	m.parts = [3][]byte{body[:start+1], newModel, body[end-1:]}
+	m.size = len(body) - len(model.Raw) + 2 + len(newModel)
+}
+
+func (m *modelSplice) Read(b []byte) (int, error) {
+	n := 0
+	for i := range m.parts {
+		c := copy(b[n:], m.parts[i])
+		m.parts[i] = m.parts[i][c:]
+		n += c
+		if n == len(b) {
+			break
+		}
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}

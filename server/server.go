@@ -1,0 +1,126 @@
+// Package server is slipstream's HTTP front: it owns the listener, the route
+// table, client authentication, admission, and the forwarding of each
+// request to its provider (verbatim on the same-dialect path, through
+// codec/translate otherwise), streaming every event as it arrives.
+//
+// It is the only package besides server/upstream that imports fasthttp.
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/server/config"
+	"slipstream/server/mock"
+	"slipstream/server/provider"
+	"slipstream/server/upstream"
+)
+
+// Server serves one configuration. Create it with New.
+type Server struct {
+	cfg     *config.Config
+	reg     *provider.Registry
+	keys    []clientKey
+	clients map[*provider.Provider]*upstream.Client
+	mocks   map[*provider.Provider]*mock.Mock
+
+	srv   *fasthttp.Server
+	log   *log.Logger
+	now   func() time.Time
+	ready atomic.Bool
+
+	inflight      atomic.Int64
+	bytesInFlight atomic.Int64
+}
+
+// Options are the parts of a Server that are not configuration.
+type Options struct {
+	// Log receives the access log and errors. Default: discard.
+	Log io.Writer
+	// Now is the clock for created timestamps. Default time.Now.
+	Now func() time.Time
+}
+
+// New builds a server for a validated configuration.
+func New(cfg *config.Config, o Options) (*Server, error) {
+	if ps := cfg.Validate(); len(ps) > 0 {
+		return nil, fmt.Errorf("cannot start with an invalid config: %w", ps)
+	}
+	s := &Server{
+		cfg:     cfg,
+		reg:     provider.NewRegistry(cfg),
+		clients: map[*provider.Provider]*upstream.Client{},
+		mocks:   map[*provider.Provider]*mock.Mock{},
+		now:     o.Now,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	w := o.Log
+	if w == nil {
+		w = io.Discard
+	}
+	s.log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
+	for _, k := range cfg.Keys {
+		s.keys = append(s.keys, clientKey{name: k.Name, secret: []byte(k.Key), models: k.Models})
+	}
+	for _, p := range s.reg.Providers() {
+		if p.IsMock() {
+			s.mocks[p] = mock.New(p.Config)
+			continue
+		}
+		s.clients[p] = upstream.New(upstream.Options{
+			Connect:   cfg.Timeouts.Connect.D(),
+			FirstByte: cfg.Timeouts.FirstByte.D(),
+			Idle:      cfg.Timeouts.Idle.D(),
+		})
+	}
+	s.srv = &fasthttp.Server{
+		Handler:               s.handle,
+		ErrorHandler:          s.handleServerError,
+		Name:                  "slipstream",
+		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes),
+		ReadBufferSize:        32 << 10,
+		ReadTimeout:           5 * time.Minute,
+		IdleTimeout:           2 * time.Minute,
+		NoDefaultServerHeader: true,
+		NoDefaultDate:         false,
+		CloseOnShutdown:       true,
+		StreamRequestBody:     false,
+		Logger:                s.log,
+	}
+	return s, nil
+}
+
+// Serve accepts connections on ln until Shutdown. It returns nil after a
+// graceful shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	s.ready.Store(true)
+	err := s.srv.Serve(ln)
+	s.ready.Store(false)
+	return err
+}
+
+// Shutdown stops accepting connections and waits for in-flight requests
+// and streams to finish, or for ctx to end.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.ready.Store(false)
+	err := s.srv.ShutdownWithContext(ctx)
+	for _, c := range s.clients {
+		c.CloseIdle()
+	}
+	return err
+}
+
+// Handler returns the request handler, for tests that serve it themselves.
+func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
+
+// Config returns the configuration the server runs.
+func (s *Server) Config() *config.Config { return s.cfg }

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"io"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/codec/translate"
+	"slipstream/pool"
+)
+
+// maxUpstreamBody bounds a non-streamed upstream body slipstream reads
+// whole to translate it.
+const maxUpstreamBody = 64 << 20
+
+// decodeClient reads the client's request into x.req, the neutral form.
+// On failure it has answered 400 and returns false.
+func (x *exchange) decodeClient() bool {
+	d := x.rt.dialect
+	if err := translate.DecodeRequest(d, &x.req, x.ctx.Request.Body()); err != nil {
+		x.s.writeError(x.ctx, d, fasthttp.StatusBadRequest, "cannot read request: "+err.Error())
+		return false
+	}
+	x.req.Model = x.model
+	x.req.Stream = x.stream
+	x.req.Created = x.s.now().Unix()
+	return true
+}
+
+// forwardTranslated serves a request through a provider of another
+// dialect: the request is rewritten in one pass into one pooled buffer,
+// and the response translated event by event.
+func (s *Server) forwardTranslated(x *exchange) {
+	d, up := x.rt.dialect, x.target.Provider.Dialect
+	if !translate.Supported(d) || !translate.Supported(up) {
+		s.writeError(x.ctx, d, fasthttp.StatusNotImplemented, "translation from "+d.String()+" to "+up.String()+" is not available")
+		x.release()
+		return
+	}
+	if !x.decodeClient() {
+		x.release()
+		return
+	}
+	body := x.ctx.Request.Body()
+	x.body = pool.Get(translate.RequestSizeHint(len(body)))
+	var err error
+	x.body.B, err = translate.AppendRequest(up, x.body.B[:0], &x.req, x.upModel)
+	if err != nil {
+		s.writeError(x.ctx, d, fasthttp.StatusBadRequest, err.Error())
+		x.release()
+		return
+	}
+	x.buildUpstream(false)
+	x.upReq.SetBodyRaw(x.body.B)
+	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
+	if x.stream && s.keepalive() > 0 {
+		s.callWithKeepalive(x, true)
+		return
+	}
+	x.translated = true
+	x.afterCall(x.call())
+}
+
+// respondTranslated answers from the upstream response headers: errors are
+// rewritten into the client's error shape with the upstream's status,
+// streams are pumped, and a whole body is translated at once.
+func (x *exchange) respondTranslated() {
+	ctx := x.ctx
+	status := x.upResp.StatusCode()
+	if status != fasthttp.StatusOK {
+		body, _ := x.readUpstreamBody(1 << 20)
+		e := translate.DecodeError(x.target.Provider.Dialect, body, status)
+		copyRetryAfter(ctx, &x.upResp)
+		x.s.writeErrorValue(ctx, x.rt.dialect, &e)
+		x.release()
+		return
+	}
+	if x.stream && x.isEventStream() {
+		setSSEHeaders(ctx)
+		ctx.SetBodyStreamWriter(x.relayTranslatedFn)
+		return
+	}
+	x.respondTranslatedBody()
+}
+
+// respondTranslatedBody translates a whole non-streamed upstream body.
+func (x *exchange) respondTranslatedBody() {
+	ctx := x.ctx
+	body, err := x.readUpstreamBody(maxUpstreamBody)
+	if err != nil {
+		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "cannot read the upstream response")
+		x.release()
+		return
+	}
+	out := pool.Get(len(body) + 1024)
+	out.B, err = x.ts.AppendBody(out.B[:0], body)
+	if err != nil {
+		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "the upstream response is malformed: "+err.Error())
+	} else {
+		ctx.SetContentType("application/json")
+		ctx.Response.SetBody(out.B)
+	}
+	pool.Put(out)
+	x.release()
+}
+
+// relayTranslated is the stream writer of the translated path.
+func (x *exchange) relayTranslated(w streamWriter) {
+	x.rd.Reset(x.upResp.BodyStream())
+	var readErr error
+	for !x.ts.Done() {
+		ev, err := x.rd.Next()
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+		if ev.IsComment() {
+			continue
+		}
+		x.out, err = x.ts.AppendEvent(x.out[:0], ev.Name, ev.Data)
+		if err != nil {
+			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgMalformed}
+			x.out = x.ts.AppendError(x.out, &e)
+			readErr = err
+		}
+		if len(x.out) == 0 {
+			continue
+		}
+		if !x.flush(w) {
+			return
+		}
+	}
+	if !x.ts.Done() {
+		if readErr != nil {
+			e := x.streamFailure(readErr)
+			x.out = x.ts.AppendError(x.out[:0], &e)
+		} else {
+			x.out = x.ts.AppendEnd(x.out[:0])
+		}
+		x.flush(w)
+	}
+	x.closeUpstream(readErr)
+	x.release()
+}
+
+var msgMalformed = []byte("the upstream sent a malformed event")
+
+// flush writes x.out to the client. When the client is gone it closes the
+// upstream connection, releases x and returns false.
+func (x *exchange) flush(w streamWriter) bool {
+	_, err := w.Write(x.out)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		x.closeUpstream(err)
+		x.release()
+		return false
+	}
+	return true
+}
+
+// copyRetryAfter carries the upstream's Retry-After to the client.
+func copyRetryAfter(ctx *fasthttp.RequestCtx, resp *fasthttp.Response) {
+	if v := resp.Header.Peek("Retry-After"); len(v) > 0 {
+		ctx.Response.Header.SetBytesV("Retry-After", v)
+	}
+}
