@@ -55,6 +55,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// included, is fully written.
 	s.generate(x)
 }
+
 // handleReady answers 200 once the configuration is loaded and the
 // listener is up, 503 otherwise (during shutdown).
 func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
