@@ -46,8 +46,10 @@ func respDumpEvents(evs []codec.Event) string {
 	return b.String()
 }
 
-// respDecodeStream feeds a whole SSE stream through a ResponsesDecoder.
-func respDecodeStream(t testing.TB, d *ResponsesDecoder, stream []byte) []codec.Event {
+// respEachEvents feeds a whole SSE stream through a ResponsesDecoder and
+// hands the Events of each SSE event to fn before reading the next (their
+// views die with the reader's buffer).
+func respEachEvents(t testing.TB, d *ResponsesDecoder, stream []byte, fn func([]codec.Event)) {
 	t.Helper()
 	var rd sse.Reader
 	rd.Reset(bytes.NewReader(stream))
@@ -56,15 +58,23 @@ func respDecodeStream(t testing.TB, d *ResponsesDecoder, stream []byte) []codec.
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
-			return evs
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if evs, err = d.DecodeEvent(evs, ev.Name, ev.Data); err != nil {
+		if evs, err = d.DecodeEvent(evs[:0], ev.Name, ev.Data); err != nil {
 			t.Fatalf("DecodeEvent(%s): %v", ev.Data, err)
 		}
+		fn(evs)
 	}
+}
+
+// respDumpStream decodes a stream and renders its Events.
+func respDumpStream(t testing.TB, d *ResponsesDecoder, stream []byte) string {
+	var b strings.Builder
+	respEachEvents(t, d, stream, func(evs []codec.Event) { b.WriteString(respDumpEvents(evs)) })
+	return b.String()
 }
 
 func TestResponsesDecoderStream(t *testing.T) {
@@ -73,7 +83,7 @@ func TestResponsesDecoderStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d ResponsesDecoder
-	got := respDumpEvents(respDecodeStream(t, &d, stream))
+	got := respDumpStream(t, &d, stream)
 	want := `start resp_up1 gpt-5
 thinking[0] **Plan**
 thinking[0] \n\n
@@ -98,7 +108,7 @@ end
 	}
 	// Reset and reuse gives the same events.
 	d.Reset()
-	if again := respDumpEvents(respDecodeStream(t, &d, stream)); again != want {
+	if again := respDumpStream(t, &d, stream); again != want {
 		t.Fatalf("after Reset:\n%s", again)
 	}
 }
@@ -107,7 +117,7 @@ func TestResponsesDecoderEvents(t *testing.T) {
 	f := func(stream, want string) {
 		t.Helper()
 		var d ResponsesDecoder
-		got := respDumpEvents(respDecodeStream(t, &d, []byte(stream)))
+		got := respDumpStream(t, &d, []byte(stream))
 		if got != want {
 			t.Fatalf("events:\n%s\nwant:\n%s", got, want)
 		}
