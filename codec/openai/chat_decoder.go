@@ -120,8 +120,8 @@ func (d *ChatDecoder) start(dst []codec.Event, root gjson.Result) []codec.Event 
 	}
 	d.started = true
 	ev := d.add(&dst, codec.EventStart, 0)
-	ev.ID = codec.Content(root.Get("id"))
-	ev.Name = codec.Content(root.Get("model"))
+	ev.ID = codec.Content(ChatField(root, "id"))
+	ev.Name = codec.Content(ChatField(root, "model"))
 	return dst
 }
 
@@ -153,17 +153,17 @@ func (d *ChatDecoder) delta(dst []codec.Event, delta gjson.Result, data []byte) 
 	if !delta.IsObject() {
 		return dst
 	}
-	think := delta.Get("reasoning_content")
+	think := ChatField(delta, "reasoning_content")
 	if think.Type != gjson.String {
-		think = delta.Get("reasoning")
+		think = ChatField(delta, "reasoning")
 	}
 	if t := codec.Content(think); len(t) > 0 {
 		d.add(&dst, codec.EventThinking, 0).Text = t
 	}
-	if t := codec.Content(delta.Get("content")); len(t) > 0 {
+	if t := codec.Content(ChatField(delta, "content")); len(t) > 0 {
 		d.add(&dst, codec.EventText, 0).Text = t
 	}
-	if t := codec.Content(delta.Get("refusal")); len(t) > 0 {
+	if t := codec.Content(ChatField(delta, "refusal")); len(t) > 0 {
 		d.add(&dst, codec.EventText, 0).Text = t
 	}
 	calls := delta.Get("tool_calls")
@@ -199,16 +199,16 @@ func (d *ChatDecoder) toolFragment(dst []codec.Event, tc gjson.Result, j int, da
 	if custom || tc.Get("custom").Exists() {
 		custom, fn = true, tc.Get("custom")
 	}
-	id := codec.Content(tc.Get("id"))
+	id := codec.Content(ChatField(tc, "id"))
 	if !c.started || len(id) > 0 && !bytes.Equal(id, c.id) {
 		c.started, c.block, c.id = true, d.ncalls, append(c.id[:0], id...)
 		d.ncalls++
 		ev := d.add(&dst, codec.EventToolCall, c.block)
-		ev.ID, ev.Name, ev.Custom = id, codec.Content(fn.Get("name")), custom
+		ev.ID, ev.Name, ev.Custom = id, codec.Content(ChatField(fn, "name")), custom
 	}
-	args := fn.Get("arguments")
+	args := ChatField(fn, "arguments")
 	if custom {
-		args = fn.Get("input")
+		args = ChatField(fn, "input")
 	}
 	if t := d.argsText(args, data); len(t) > 0 {
 		d.add(&dst, codec.EventToolArgs, c.block).Text = t
@@ -310,7 +310,7 @@ func chatUsage(u gjson.Result) codec.Usage {
 func chatStreamError(e gjson.Result) codec.Error {
 	err := codec.Error{Status: 500, Kind: codec.ErrAPI, Message: codec.Content(e)}
 	if e.IsObject() {
-		err.Message = codec.Content(e.Get("message"))
+		err.Message = codec.Content(ChatField(e, "message"))
 		code := e.Get("code")
 		err.Code = codec.Content(code)
 		if code.Type == gjson.Number && code.Int() >= 400 && code.Int() < 600 {
