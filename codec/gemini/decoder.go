@@ -113,13 +113,13 @@ func (d *Decoder) End(dst []codec.Event) []codec.Event {
 		Err: codec.Error{Status: 502, Kind: codec.ErrAPI, Message: msgTruncated}})
 }
 
-// respFields holds the members of one GenerateContentResponse.
+// respFields holds the raw members of one GenerateContentResponse.
 type respFields struct {
-	candidates, usage, model, id, err, feedback gjson.Result
+	candidates, usage, model, id, err, feedback []byte
 }
 
-func (rf *respFields) set(key string, v gjson.Result) {
-	switch key {
+func (rf *respFields) set(key, v []byte) {
+	switch string(key) {
 	case "candidates":
 		rf.candidates = v
 	case "usageMetadata", "usage_metadata":
@@ -149,21 +149,21 @@ func (d *Decoder) decode(dst []codec.Event, data []byte) ([]codec.Event, error) 
 		return dst, ErrMalformedEvent
 	}
 	var rf respFields
-	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
-		rf.set(k.Str, v)
-		return true
-	})
-	if rf.err.Exists() {
+	m := objectMembers(data)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		rf.set(k, v)
+	}
+	if rf.err != nil {
 		return d.fail(dst, rf.err), nil
 	}
-	if rf.usage.Exists() {
+	if rf.usage != nil {
 		d.usage = readUsage(rf.usage)
 	}
 	if !d.started {
 		dst = d.start(dst, &rf)
 	}
 	if d.finished {
-		if rf.usage.Exists() {
+		if rf.usage != nil {
 			dst = append(dst, codec.Event{Kind: codec.EventUsage, Usage: d.usage})
 		}
 		return dst, nil
@@ -174,9 +174,9 @@ func (d *Decoder) decode(dst []codec.Event, data []byte) ([]codec.Event, error) 
 // start appends EventStart with the response id, model and prompt usage.
 func (d *Decoder) start(dst []codec.Event, rf *respFields) []codec.Event {
 	d.started = true
-	id := codec.Content(rf.id)
+	id := strContent(rf.id)
 	d.id = appendIDChars(d.id[:0], id)
-	ev := codec.Event{Kind: codec.EventStart, ID: id, Name: codec.Content(rf.model)}
+	ev := codec.Event{Kind: codec.EventStart, ID: id, Name: strContent(rf.model)}
 	if d.usage.Known {
 		ev.Usage = codec.Usage{Input: d.usage.Input, CacheRead: d.usage.CacheRead, Known: true}
 	}
@@ -185,41 +185,28 @@ func (d *Decoder) start(dst []codec.Event, rf *respFields) []codec.Event {
 
 // candidate appends the Events of candidate 0 and its finishReason.
 func (d *Decoder) candidate(dst []codec.Event, rf *respFields) []codec.Event {
-	var content, reason gjson.Result
-	rf.candidates.ForEach(func(_, c gjson.Result) bool {
-		c.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "content":
-				content = v
-			case "finishReason", "finish_reason":
-				reason = v
-			}
-			return true
-		})
-		return false
-	})
-	content.Get("parts").ForEach(func(_, p gjson.Result) bool {
+	a := arrayElems(rf.candidates)
+	cand, _ := a.next()
+	parts := arrayElems(member(member(cand, "content", "content"), "parts", "parts"))
+	for p, ok := parts.next(); ok; p, ok = parts.next() {
 		dst = d.part(dst, p)
-		return true
-	})
+	}
+	reason := strContent(member(cand, "finishReason", "finish_reason"))
 	switch {
-	case reason.Type == gjson.String && reason.Str != "" && reason.Str != "FINISH_REASON_UNSPECIFIED":
-		dst = d.finish(dst, stopReason(reason.Str, d.calls))
-	case !rf.candidates.Exists() && rf.feedback.Get("blockReason").Exists():
+	case len(reason) > 0 && string(reason) != "FINISH_REASON_UNSPECIFIED":
+		dst = d.finish(dst, stopReason(reason, d.calls))
+	case rf.candidates == nil && member(rf.feedback, "blockReason", "block_reason") != nil:
 		dst = d.finish(dst, codec.StopRefusal)
 	}
 	return dst
 }
 
 // part appends the Events of one output part.
-func (d *Decoder) part(dst []codec.Event, p gjson.Result) []codec.Event {
+func (d *Decoder) part(dst []codec.Event, p []byte) []codec.Event {
 	var pf partFields
-	p.ForEach(func(k, v gjson.Result) bool {
-		pf.set(k.Str, v)
-		return true
-	})
+	pf.read(p)
 	switch {
-	case pf.call.Exists():
+	case pf.call != nil:
 		if len(pf.sig) > 0 {
 			dst = d.openBlock(dst, blockThinking)
 			dst = append(dst, codec.Event{Kind: codec.EventSignature, Block: d.block, Text: pf.sig})
@@ -227,7 +214,7 @@ func (d *Decoder) part(dst []codec.Event, p gjson.Result) []codec.Event {
 		return d.toolCall(d.closeBlock(dst), pf.call)
 	case pf.thought:
 		dst = d.ensure(dst, blockThinking)
-		if t := codec.Content(pf.text); len(t) > 0 {
+		if t := strContent(pf.text); len(t) > 0 {
 			dst = append(dst, codec.Event{Kind: codec.EventThinking, Block: d.block, Text: t})
 		}
 		if len(pf.sig) > 0 {
@@ -240,7 +227,7 @@ func (d *Decoder) part(dst []codec.Event, p gjson.Result) []codec.Event {
 		dst = append(dst, codec.Event{Kind: codec.EventSignature, Block: d.block, Text: pf.sig})
 		dst = d.closeBlock(dst)
 	}
-	if t := codec.Content(pf.text); len(t) > 0 {
+	if t := strContent(pf.text); len(t) > 0 {
 		dst = d.ensure(dst, blockText)
 		dst = append(dst, codec.Event{Kind: codec.EventText, Block: d.block, Text: t})
 	}
@@ -248,21 +235,21 @@ func (d *Decoder) part(dst []codec.Event, p gjson.Result) []codec.Event {
 }
 
 // toolCall appends the start, whole arguments and stop of one call.
-func (d *Decoder) toolCall(dst []codec.Event, fc gjson.Result) []codec.Event {
+func (d *Decoder) toolCall(dst []codec.Event, fc []byte) []codec.Event {
 	var id, name, args []byte
-	fc.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	m := objectMembers(fc)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		switch string(k) {
 		case "id":
-			id = codec.Content(v)
+			id = strContent(v)
 		case "name":
-			name = codec.Content(v)
+			name = strContent(v)
 		case "args":
-			if v.IsObject() {
-				args = codec.Raw(v)
+			if isObjectRaw(v) {
+				args = v
 			}
 		}
-		return true
-	})
+	}
 	if len(id) == 0 {
 		id = d.mintID()
 	}
@@ -339,13 +326,13 @@ func (d *Decoder) finish(dst []codec.Event, stop codec.StopReason) []codec.Event
 }
 
 // fail appends the EventError for an in-band error object.
-func (d *Decoder) fail(dst []codec.Event, e gjson.Result) []codec.Event {
+func (d *Decoder) fail(dst []codec.Event, e []byte) []codec.Event {
 	d.ended = true
-	status := int(e.Get("code").Int())
+	status := int(intValue(member(e, "code", "code")))
 	if status < 400 || status > 599 {
-		status = statusForName(e.Get("status").Str)
+		status = statusForName(strContent(member(e, "status", "status")))
 	}
-	msg := codec.Content(e.Get("message"))
+	msg := strContent(member(e, "message", "message"))
 	if msg == nil {
 		msg = codec.NoMessage
 	}
@@ -354,8 +341,8 @@ func (d *Decoder) fail(dst []codec.Event, e gjson.Result) []codec.Event {
 }
 
 // statusForName returns the HTTP status of a Google error status string.
-func statusForName(s string) int {
-	switch s {
+func statusForName(s []byte) int {
+	switch string(s) {
 	case "INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE":
 		return 400
 	case "UNAUTHENTICATED":
@@ -379,8 +366,8 @@ func statusForName(s string) int {
 // stopReason maps a finishReason (api-formats.md F.6). A turn that called
 // functions ends with STOP: calls > 0 makes it tool_use. The function-call
 // failures (MALFORMED_FUNCTION_CALL ...) and OTHER/LANGUAGE end the turn.
-func stopReason(reason string, calls int) codec.StopReason {
-	switch reason {
+func stopReason(reason []byte, calls int) codec.StopReason {
+	switch string(reason) {
 	case "MAX_TOKENS":
 		return codec.StopMaxTokens
 	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
@@ -394,23 +381,23 @@ func stopReason(reason string, calls int) codec.StopReason {
 }
 
 // readUsage maps usageMetadata to neutral usage (api-formats.md F.7).
-func readUsage(v gjson.Result) codec.Usage {
+func readUsage(v []byte) codec.Usage {
 	var prompt, toolPrompt, cached, cand, thoughts int64
-	v.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "promptTokenCount":
-			prompt = v.Int()
-		case "toolUsePromptTokenCount":
-			toolPrompt = v.Int()
-		case "cachedContentTokenCount":
-			cached = v.Int()
-		case "candidatesTokenCount":
-			cand = v.Int()
-		case "thoughtsTokenCount":
-			thoughts = v.Int()
+	m := objectMembers(v)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		switch string(k) {
+		case "promptTokenCount", "prompt_token_count":
+			prompt = intValue(v)
+		case "toolUsePromptTokenCount", "tool_use_prompt_token_count":
+			toolPrompt = intValue(v)
+		case "cachedContentTokenCount", "cached_content_token_count":
+			cached = intValue(v)
+		case "candidatesTokenCount", "candidates_token_count":
+			cand = intValue(v)
+		case "thoughtsTokenCount", "thoughts_token_count":
+			thoughts = intValue(v)
 		}
-		return true
-	})
+	}
 	return codec.Usage{Input: prompt + toolPrompt, CacheRead: cached, Output: cand + thoughts,
 		Reasoning: thoughts, Known: true}
 }

@@ -94,7 +94,7 @@ func (rr *reqReader) system(v gjson.Result) {
 		return
 	}
 	v.Get("parts").ForEach(func(_, p gjson.Result) bool {
-		rr.addSystem(codec.Content(p.Get("text")))
+		rr.addSystem(strContent(member(codec.Raw(p), "text", "text")))
 		return true
 	})
 }
@@ -172,23 +172,31 @@ func (rr *reqReader) addPart(role codec.Role, p codec.Part) int {
 	return len(rr.r.Parts) - 1
 }
 
-// partFields holds the members of one Part.
+// partFields holds the raw members of one Part.
 type partFields struct {
-	text, inline, file, call, resp gjson.Result
-	sig                            []byte
+	text, inline, file, call, resp []byte
+	sig                            []byte // escaped content
 	thought                        bool
 	dropped                        bool   // a part kind dropped on purpose
-	unknown                        string // first unrecognised member
+	unknown                        []byte // first unrecognised member
 }
 
-func (pf *partFields) set(key string, v gjson.Result) {
-	switch key {
+// readPart fills pf from the raw part object p.
+func (pf *partFields) read(p []byte) {
+	m := objectMembers(p)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		pf.set(k, v)
+	}
+}
+
+func (pf *partFields) set(key, v []byte) {
+	switch string(key) {
 	case "text":
 		pf.text = v
 	case "thought":
-		pf.thought = v.Bool()
+		pf.thought = isTrue(v)
 	case "thoughtSignature", "thought_signature":
-		pf.sig = codec.Content(v)
+		pf.sig = strContent(v)
 	case "inlineData", "inline_data":
 		pf.inline = v
 	case "fileData", "file_data":
@@ -201,7 +209,7 @@ func (pf *partFields) set(key string, v gjson.Result) {
 		pf.dropped = true
 	case "videoMetadata", "video_metadata", "partMetadata", "part_metadata", "mediaResolution", "media_resolution":
 	default:
-		if pf.unknown == "" {
+		if pf.unknown == nil {
 			pf.unknown = key
 		}
 	}
@@ -210,39 +218,41 @@ func (pf *partFields) set(key string, v gjson.Result) {
 // part reads contents[i].parts[j].
 func (rr *reqReader) part(role codec.Role, i, j int, p gjson.Result) error {
 	var pf partFields
-	p.ForEach(func(k, v gjson.Result) bool {
-		pf.set(k.Str, v)
-		return true
-	})
+	pf.read(codec.Raw(p))
 	if len(pf.sig) > 0 && !pf.thought {
 		rr.addPart(role, codec.Part{Kind: codec.PartThinking, Signature: pf.sig})
 	}
 	switch {
-	case pf.text.Exists():
+	case pf.text != nil:
 		rr.text(role, &pf)
-	case pf.inline.Exists():
+	case pf.inline != nil:
+		rr.addPart(role, inlineImage(pf.inline))
+	case pf.file != nil:
 		rr.addPart(role, codec.Part{Kind: codec.PartImage,
-			MediaType: codec.Content(getEither(pf.inline, "mimeType", "mime_type")),
-			Text:      codec.Content(pf.inline.Get("data"))})
-	case pf.file.Exists():
-		rr.addPart(role, codec.Part{Kind: codec.PartImage,
-			MediaType: codec.Content(getEither(pf.file, "mimeType", "mime_type")),
-			URL:       codec.Content(getEither(pf.file, "fileUri", "file_uri"))})
-	case pf.call.Exists():
+			MediaType: strContent(member(pf.file, "mimeType", "mime_type")),
+			URL:       strContent(member(pf.file, "fileUri", "file_uri"))})
+	case pf.call != nil:
 		rr.toolCall(role, pf.call)
-	case pf.resp.Exists():
+	case pf.resp != nil:
 		rr.toolResult(role, pf.resp)
 	case pf.thought && len(pf.sig) > 0:
 		rr.addPart(role, codec.Part{Kind: codec.PartThinking, Signature: pf.sig})
-	case pf.unknown != "" && !pf.dropped && len(pf.sig) == 0:
-		return fmt.Errorf("contents[%d].parts[%d]: unsupported part %q", i, j, clip(pf.unknown))
+	case pf.unknown != nil && !pf.dropped && len(pf.sig) == 0:
+		return fmt.Errorf("contents[%d].parts[%d]: unsupported part %q", i, j, clip(string(pf.unknown)))
 	}
 	return nil
 }
 
+// inlineImage reads an inlineData blob.
+func inlineImage(raw []byte) codec.Part {
+	return codec.Part{Kind: codec.PartImage,
+		MediaType: strContent(member(raw, "mimeType", "mime_type")),
+		Text:      strContent(member(raw, "data", "data"))}
+}
+
 // text adds a text or thought part; empty text carries nothing.
 func (rr *reqReader) text(role codec.Role, pf *partFields) {
-	t := codec.Content(pf.text)
+	t := strContent(pf.text)
 	if pf.thought {
 		if len(t) > 0 || len(pf.sig) > 0 {
 			rr.addPart(role, codec.Part{Kind: codec.PartThinking, Text: t, Signature: pf.sig})
@@ -255,21 +265,21 @@ func (rr *reqReader) text(role codec.Role, pf *partFields) {
 }
 
 // toolCall adds a functionCall part.
-func (rr *reqReader) toolCall(role codec.Role, fc gjson.Result) {
+func (rr *reqReader) toolCall(role codec.Role, fc []byte) {
 	p := codec.Part{Kind: codec.PartToolCall}
-	fc.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	m := objectMembers(fc)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		switch string(k) {
 		case "id":
-			p.ID = codec.Content(v)
+			p.ID = strContent(v)
 		case "name":
-			p.Name = codec.Content(v)
+			p.Name = strContent(v)
 		case "args":
-			if v.IsObject() {
-				p.Args = codec.Raw(v)
+			if isObjectRaw(v) {
+				p.Args = v
 			}
 		}
-		return true
-	})
+	}
 	if len(p.ID) == 0 {
 		p.ID = rr.mintID()
 	}
@@ -288,29 +298,29 @@ func (rr *reqReader) mintID() []byte {
 }
 
 // toolResult adds a functionResponse as a PartToolResult and its children.
-func (rr *reqReader) toolResult(role codec.Role, fr gjson.Result) {
-	var resp, parts gjson.Result
+func (rr *reqReader) toolResult(role codec.Role, fr []byte) {
+	var resp, parts []byte
 	p := codec.Part{Kind: codec.PartToolResult}
-	fr.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	m := objectMembers(fr)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		switch string(k) {
 		case "id":
-			p.ID = codec.Content(v)
+			p.ID = strContent(v)
 		case "name":
-			p.Name = codec.Content(v)
+			p.Name = strContent(v)
 		case "response":
 			resp = v
 		case "parts":
 			parts = v
 		}
-		return true
-	})
+	}
 	if len(p.ID) == 0 {
 		p.ID = rr.matchCall(p.Name)
 	}
 	text, isErr, simple := simpleResponse(resp)
 	p.IsError = isErr
-	if !simple && resp.Exists() && resp.Type != gjson.Null {
-		text = rr.escapedCompact(codec.Raw(resp))
+	if !simple && len(resp) > 0 && string(resp) != "null" {
+		text = rr.escapedCompact(resp)
 	}
 	at := rr.addPart(role, p)
 	n := 0
@@ -318,42 +328,35 @@ func (rr *reqReader) toolResult(role codec.Role, fr gjson.Result) {
 		rr.addPart(role, codec.Part{Kind: codec.PartText, Text: text})
 		n++
 	}
-	parts.ForEach(func(_, c gjson.Result) bool {
-		if d := getEither(c, "inlineData", "inline_data"); d.Exists() {
-			rr.addPart(role, codec.Part{Kind: codec.PartImage,
-				MediaType: codec.Content(getEither(d, "mimeType", "mime_type")),
-				Text:      codec.Content(d.Get("data"))})
+	a := arrayElems(parts)
+	for c, ok := a.next(); ok; c, ok = a.next() {
+		if d := member(c, "inlineData", "inline_data"); d != nil {
+			rr.addPart(role, inlineImage(d))
 			n++
 		}
-		return true
-	})
+	}
 	rr.r.Parts[at].Children = n
 }
 
 // simpleResponse recognises a response that is one string: a bare string, or
 // an object whose only member output, result or error is a string. isErr
 // reports an error member (in any response object).
-func simpleResponse(resp gjson.Result) (text []byte, isErr, simple bool) {
-	if resp.Type == gjson.String {
-		return codec.Content(resp), false, true
-	}
-	if !resp.IsObject() {
-		return nil, false, false
+func simpleResponse(resp []byte) (text []byte, isErr, simple bool) {
+	if s := strContent(resp); s != nil {
+		return s, false, true
 	}
 	members := 0
-	resp.ForEach(func(k, v gjson.Result) bool {
+	m := objectMembers(resp)
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
 		members++
-		switch k.Str {
+		switch string(k) {
 		case "error":
 			isErr = true
-			fallthrough
+			text = strContent(v)
 		case "output", "result":
-			if v.Type == gjson.String {
-				text = codec.Content(v)
-			}
+			text = strContent(v)
 		}
-		return true
-	})
+	}
 	if members != 1 || text == nil {
 		return nil, isErr, false
 	}

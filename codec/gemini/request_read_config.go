@@ -23,25 +23,25 @@ func (rr *reqReader) tools(v gjson.Result) {
 // declaration reads one FunctionDeclaration.
 func (rr *reqReader) declaration(d gjson.Result) {
 	var t codec.Tool
-	var params, jsonSchema gjson.Result
-	d.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	var params, jsonSchema []byte
+	m := objectMembers(codec.Raw(d))
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		switch string(k) {
 		case "name":
-			t.Name = codec.Content(v)
+			t.Name = strContent(v)
 		case "description":
-			t.Description = codec.Content(v)
+			t.Description = strContent(v)
 		case "parameters":
 			params = v
 		case "parametersJsonSchema", "parameters_json_schema":
 			jsonSchema = v
 		}
-		return true
-	})
+	}
 	switch {
-	case jsonSchema.IsObject():
-		t.Schema = codec.Raw(jsonSchema)
-	case params.IsObject():
-		t.Schema = rr.lowerTypes(codec.Raw(params))
+	case isObjectRaw(jsonSchema):
+		t.Schema = jsonSchema
+	case isObjectRaw(params):
+		t.Schema = rr.lowerTypes(params)
 	}
 	rr.r.Tools = append(rr.r.Tools, t)
 }
@@ -289,20 +289,19 @@ func scratchNeed(top *topFields) int {
 }
 
 func partScratch(p gjson.Result) int {
-	if getEither(p, "functionCall", "function_call").Exists() {
+	var pf partFields
+	pf.read(codec.Raw(p))
+	switch {
+	case pf.call != nil:
 		return maxIDLen
-	}
-	fr := getEither(p, "functionResponse", "function_response")
-	if !fr.Exists() {
+	case pf.resp == nil:
 		return 0
 	}
-	n := maxIDLen
-	if resp := fr.Get("response"); resp.Exists() {
-		if _, _, simple := simpleResponse(resp); !simple {
-			n += 2 * len(resp.Raw)
-		}
+	resp := member(pf.resp, "response", "response")
+	if _, _, simple := simpleResponse(resp); !simple {
+		return maxIDLen + 2*len(resp)
 	}
-	return n
+	return maxIDLen
 }
 
 func schemaScratch(v gjson.Result) int {
