@@ -53,3 +53,16 @@ func TestReportRatiosAndTables(t *testing.T) {
 		t.Fatal("a row with errors must fail the report")
 	}
 }
+
+func TestTargetNotesNameEachMiss(t *testing.T) {
+	r := &Report{}
+	r.Add(Row{Workload: "small", Case: "m", Target: "slipstream", XDirect: 1.5, CPUPerReqUs: 75})
+	r.Add(Row{Workload: "small", Case: "m", Target: "revproxy", XDirect: 3})
+	r.Add(Row{Workload: "stream", Case: "s", Target: "slipstream", Concurrency: 1, XDirect: 1.1, AddedTTFTMs: 0.2})
+	r.Add(Row{Workload: "startup", Case: "e", Target: "slipstream", IdleRSSMB: 7, ReadyMs: 12})
+	r.TargetNotes()
+	if len(r.Notes) != 3 || !strings.Contains(r.Notes[0], "1.50x direct") ||
+		!strings.Contains(r.Notes[1], "added TTFT p50 0.200") || !strings.Contains(r.Notes[2], "12.0 ms") {
+		t.Fatalf("notes: %q", r.Notes)
+	}
+}

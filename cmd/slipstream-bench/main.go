@@ -189,6 +189,7 @@ func buildSlipstream(dir string, rep *bench.Report) string {
 
 func finish(rep *bench.Report, out string) int {
 	rep.Finish()
+	rep.TargetNotes()
 	if err := rep.Write(out); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
