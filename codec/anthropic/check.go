@@ -181,8 +181,8 @@ func (c *checker) blockStart(root gjson.Result) error {
 		if err := needString(cb, "name"); err != nil {
 			return err
 		}
-		if !cb.Get("input").IsObject() {
-			return fmt.Errorf("tool_use input must be an object")
+		if string(codec.Compact(nil, codec.Raw(cb.Get("input")))) != "{}" {
+			return fmt.Errorf("tool_use input must be {} in content_block_start (the deltas carry it)")
 		}
 		return nil
 	}

@@ -112,3 +112,15 @@ func TestAppendRequestForeign(t *testing.T) {
 		t.Fatalf("n=2: got %v, want ErrN", err)
 	}
 }
+
+// TestAppendRequestClaudeCode translates a Claude Code turn (api-formats.md
+// G): billing line gone, mid-conversation system text merged into the user
+// turn after the tool result, server tool dropped, adaptive thinking kept.
+func TestAppendRequestClaudeCode(t *testing.T) {
+	var r codec.Request
+	if err := DecodeRequest(&r, readTestdata(t, "request_claude_code.json")); err != nil {
+		t.Fatal(err)
+	}
+	got := writeRequest(t, &r)
+	golden(t, "request_claude_code.out.json", []byte(got))
+}
