@@ -89,13 +89,13 @@ func (d *ResponsesDecoder) DecodeEvent(dst []codec.Event, _, data []byte) ([]cod
 	case `"response.output_item.done"`:
 		dst = d.itemDone(dst, int(ev.Get("output_index").Int()), ev.Get("item"))
 	case `"response.output_text.delta"`, `"response.refusal.delta"`:
-		dst = d.delta(dst, codec.EventText, ev)
+		dst = d.delta(dst, codec.EventText, ev, data)
 	case `"response.function_call_arguments.delta"`, `"response.custom_tool_call_input.delta"`:
-		dst = d.delta(dst, codec.EventToolArgs, ev)
+		dst = d.delta(dst, codec.EventToolArgs, ev, data)
 	case `"response.reasoning_summary_text.delta"`:
-		dst = d.summaryDelta(dst, ev)
+		dst = d.summaryDelta(dst, ev, data)
 	case `"response.reasoning_text.delta"`:
-		dst = d.delta(dst, codec.EventThinking, ev)
+		dst = d.delta(dst, codec.EventThinking, ev, data)
 	case `"response.completed"`, `"response.incomplete"`:
 		dst = d.finish(dst, ev.Get("response"))
 	case `"response.failed"`:
@@ -139,8 +139,9 @@ func (d *ResponsesDecoder) toolCall(dst []codec.Event, idx int, item gjson.Resul
 }
 
 // delta emits a text, thinking or arguments fragment of the open item.
-func (d *ResponsesDecoder) delta(dst []codec.Event, kind codec.EventKind, ev gjson.Result) []codec.Event {
-	text := codec.Content(ev.Get("delta"))
+// The delta is read with respMember: gjson would unescape it (allocate).
+func (d *ResponsesDecoder) delta(dst []codec.Event, kind codec.EventKind, ev gjson.Result, data []byte) []codec.Event {
+	text := respContent(respMember(data, "delta"))
 	if len(text) == 0 {
 		return dst
 	}
@@ -153,14 +154,14 @@ func (d *ResponsesDecoder) delta(dst []codec.Event, kind codec.EventKind, ev gjs
 
 // summaryDelta separates summary parts with a blank line, as
 // DecodeResponsesRequest joins them.
-func (d *ResponsesDecoder) summaryDelta(dst []codec.Event, ev gjson.Result) []codec.Event {
+func (d *ResponsesDecoder) summaryDelta(dst []codec.Event, ev gjson.Result, data []byte) []codec.Event {
 	if si := ev.Get("summary_index").Int(); si != d.summary {
 		d.summary = si
 		if d.thinking {
 			dst = append(dst, codec.Event{Kind: codec.EventThinking, Block: int(ev.Get("output_index").Int()), Text: respSummarySepBytes})
 		}
 	}
-	return d.delta(dst, codec.EventThinking, ev)
+	return d.delta(dst, codec.EventThinking, ev, data)
 }
 
 // itemDone closes an item, emitting whatever its deltas did not carry (an

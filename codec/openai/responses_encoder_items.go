@@ -265,12 +265,12 @@ func (e *ResponsesEncoder) customInput() {
 	if err != nil || !gjson.Valid(pool.B2S(e.scratch)) {
 		return
 	}
-	in := codec.Get(e.scratch, "input")
+	in := respMember(e.scratch, "input") // gjson.Get would unescape (allocate)
 	switch {
-	case in.Type == gjson.String:
-		it.acc = append(it.acc[:0], codec.Content(in)...)
-	case in.Exists():
-		it.acc = codec.AppendEscaped(it.acc[:0], codec.Raw(in))
+	case len(in) > 0 && in[0] == '"':
+		it.acc = append(it.acc[:0], respContent(in)...)
+	case len(in) > 0:
+		it.acc = codec.AppendEscaped(it.acc[:0], in)
 	}
 }
 
