@@ -55,7 +55,7 @@ func AppendRequest(dst []byte, r *codec.Request, model []byte) ([]byte, error) {
 	if !th.on() {
 		dst = appendSampling(dst, r)
 	}
-	dst = appendStop(dst, r.Stop)
+	dst = appendStopSequences(dst, r.Stop)
 	if r.Stream {
 		dst = append(dst, `,"stream":true`...)
 	}
@@ -111,7 +111,7 @@ func planThinking(r *codec.Request) thinkingPlan {
 // assistant turn does not start with a signed thinking block.
 func unsignedToolLoop(r *codec.Request) bool {
 	n := len(r.Messages)
-	if n < 2 || r.Messages[n-1].Role == codec.RoleAssistant || !hasToolResult(r.MessageParts(n - 1)) {
+	if n < 2 || r.Messages[n-1].Role == codec.RoleAssistant || !hasToolResult(r.MessageParts(n-1)) {
 		return false
 	}
 	for i := n - 2; i >= 0; i-- {
@@ -204,7 +204,7 @@ func appendClamped(dst, num []byte) []byte {
 	return append(dst, num...)
 }
 
-func appendStop(dst []byte, stop [][]byte) []byte {
+func appendStopSequences(dst []byte, stop [][]byte) []byte {
 	if len(stop) == 0 {
 		return dst
 	}
