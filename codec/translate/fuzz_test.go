@@ -25,7 +25,7 @@ func FuzzRequest(f *testing.F) {
 	f.Add(uint8(codec.DialectAnthropic), uint8(codec.DialectResponses), readFile(f, "roundtrip/request.anthropic.json"))
 	f.Fuzz(func(t *testing.T, c, u uint8, body []byte) {
 		client, upstream := fuzzDialect(c), fuzzDialect(u)
-		if !Supported(client) || !Supported(upstream) || !gjson.ValidBytes(body) {
+		if !requestsReady(pair{client, upstream}) || !gjson.ValidBytes(body) {
 			return
 		}
 		var r codec.Request
@@ -58,7 +58,7 @@ func FuzzStream(f *testing.F) {
 	req := new(codec.Request)
 	f.Fuzz(func(t *testing.T, c, u uint8, stream []byte) {
 		client, upstream := fuzzDialect(c), fuzzDialect(u)
-		if !Supported(client) || !Supported(upstream) {
+		if !streamsReady(pair{client, upstream}) {
 			return
 		}
 		req.Reset()
@@ -84,7 +84,7 @@ func FuzzBody(f *testing.F) {
 	req := new(codec.Request)
 	f.Fuzz(func(t *testing.T, c, u uint8, body []byte) {
 		client, upstream := fuzzDialect(c), fuzzDialect(u)
-		if !Supported(client) || !Supported(upstream) {
+		if !streamsWired(client) || !streamsWired(upstream) {
 			return
 		}
 		req.Reset()

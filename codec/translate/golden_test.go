@@ -35,7 +35,9 @@ func TestGolden(t *testing.T) {
 	for _, sc := range scenarios {
 		for _, p := range pairs() {
 			t.Run(sc+"/"+p.String(), func(t *testing.T) {
-				skipUnwired(t, p)
+				if !requestsReady(p) {
+					t.Skipf("%s: request translation not wired yet", p)
+				}
 				goldenPair(t, sc, p)
 			})
 		}
@@ -57,6 +59,10 @@ func goldenPair(t *testing.T, sc string, p pair) {
 	golden(t, base+".request.json", out)
 
 	up := fileNames[p.upstream]
+	if !streamsReady(p) {
+		t.Logf("%s: stream translation not wired yet", p)
+		return
+	}
 	if stream := readFile(t, "scenarios/"+sc+"/stream."+up+".sse"); stream != nil {
 		out := translateStream(t, p, r, readEvents(t, stream))
 		if err := CheckStream(p.client, out); err != nil {

@@ -54,13 +54,14 @@ func pairs() []pair {
 	return ps
 }
 
-// skipUnwired skips t when a dialect of p is not in the table yet.
-func skipUnwired(t testing.TB, p pair) {
-	t.Helper()
-	if !Supported(p.client) || !Supported(p.upstream) {
-		t.Skipf("%s: dialect not wired into the table yet", p)
-	}
+// streamsReady reports whether p's stream translation is wired, the
+// client's checker included.
+func streamsReady(p pair) bool {
+	return streamsWired(p.client) && streamsWired(p.upstream) && dialects[p.client].checkStream != nil
 }
+
+// requestsReady reports whether p's request translation is wired.
+func requestsReady(p pair) bool { return requestsWired(p.client) && requestsWired(p.upstream) }
 
 // readFile returns testdata/<path>, or nil when it does not exist.
 func readFile(t testing.TB, path string) []byte {

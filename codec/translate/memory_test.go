@@ -25,7 +25,7 @@ func TestRequestMemory(t *testing.T) {
 			continue
 		}
 		for _, upstream := range allDialects {
-			if upstream == client || !Supported(upstream) {
+			if upstream == client || !requestsWired(upstream) {
 				continue
 			}
 			t.Run(fileNames[client]+"_to_"+fileNames[upstream], func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestRequestMemory(t *testing.T) {
 // (written by d's request writer from the Anthropic original), or nil when
 // a dialect is not wired.
 func clientBody(t *testing.T, d codec.Dialect, anthropicBody []byte) []byte {
-	if !Supported(d) || !Supported(codec.DialectAnthropic) {
+	if !requestsWired(d) || !requestsWired(codec.DialectAnthropic) {
 		return nil
 	}
 	if d == codec.DialectAnthropic {

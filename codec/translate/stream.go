@@ -81,7 +81,7 @@ func AcquireStream(client, upstream codec.Dialect, req *codec.Request, stream bo
 // pair, or nil ones when a dialect is not wired.
 func newStream(client, upstream codec.Dialect) *Stream {
 	s := &Stream{client: client, upstream: upstream}
-	if !Supported(client) || !Supported(upstream) {
+	if !streamsWired(client) || !streamsWired(upstream) {
 		return s
 	}
 	c, u := row(client), row(upstream)

@@ -32,40 +32,40 @@ type dialect struct {
 // DecodeRequest and AppendRequest return ErrUnsupported for it.
 var dialects = [codec.NumDialects]dialect{
 	codec.DialectAnthropic: {
-		decodeError: anthropic.DecodeError,
-		appendError: anthropic.AppendErrorObject,
-		// decodeRequest: anthropic.DecodeRequest,
-		// appendRequest: anthropic.AppendRequest,
-		// newDecoder:    func() codec.Decoder { return new(anthropic.Decoder) },
-		// newEncoder:    func() codec.Encoder { return new(anthropic.Encoder) },
-		// checkStream:   anthropic.CheckStream,
+		decodeRequest: anthropic.DecodeRequest,
+		appendRequest: anthropic.AppendRequest,
+		newDecoder:    func() codec.Decoder { return new(anthropic.Decoder) },
+		newEncoder:    func() codec.Encoder { return new(anthropic.Encoder) },
+		decodeError:   anthropic.DecodeError,
+		appendError:   anthropic.AppendErrorObject,
+		checkStream:   anthropic.CheckStream,
 	},
 	codec.DialectChat: {
-		decodeError: openai.DecodeError,
-		appendError: openai.AppendErrorObject,
-		// decodeRequest: openai.DecodeChatRequest,
-		// appendRequest: openai.AppendChatRequest,
-		// newDecoder:    func() codec.Decoder { return new(openai.ChatDecoder) },
-		// newEncoder:    func() codec.Encoder { return new(openai.ChatEncoder) },
-		// checkStream:   openai.CheckChatStream,
+		decodeRequest: openai.DecodeChatRequest,
+		appendRequest: openai.AppendChatRequest,
+		newDecoder:    func() codec.Decoder { return new(openai.ChatDecoder) },
+		newEncoder:    func() codec.Encoder { return new(openai.ChatEncoder) },
+		decodeError:   openai.DecodeError,
+		appendError:   openai.AppendErrorObject,
+		checkStream:   openai.CheckChatStream,
 	},
 	codec.DialectResponses: {
-		decodeError: openai.DecodeError,
-		appendError: openai.AppendErrorObject,
-		// decodeRequest: openai.DecodeResponsesRequest,
-		// appendRequest: openai.AppendResponsesRequest,
-		// newDecoder:    func() codec.Decoder { return new(openai.ResponsesDecoder) },
-		// newEncoder:    func() codec.Encoder { return new(openai.ResponsesEncoder) },
-		// checkStream:   openai.CheckResponsesStream,
+		decodeRequest: openai.DecodeResponsesRequest,
+		appendRequest: openai.AppendResponsesRequest,
+		newDecoder:    func() codec.Decoder { return new(openai.ResponsesDecoder) },
+		newEncoder:    func() codec.Encoder { return new(openai.ResponsesEncoder) },
+		decodeError:   openai.DecodeError,
+		appendError:   openai.AppendErrorObject,
+		checkStream:   openai.CheckResponsesStream,
 	},
 	codec.DialectGemini: {
-		decodeError: gemini.DecodeError,
-		appendError: gemini.AppendErrorObject,
-		// decodeRequest: gemini.DecodeRequest,
-		// appendRequest: gemini.AppendRequest,
-		// newDecoder:    func() codec.Decoder { return new(gemini.Decoder) },
-		// newEncoder:    func() codec.Encoder { return new(gemini.Encoder) },
-		// checkStream:   gemini.CheckStream,
+		decodeRequest: gemini.DecodeRequest,
+		appendRequest: gemini.AppendRequest,
+		newDecoder:    func() codec.Decoder { return new(gemini.Decoder) },
+		newEncoder:    func() codec.Encoder { return new(gemini.Encoder) },
+		decodeError:   gemini.DecodeError,
+		appendError:   gemini.AppendErrorObject,
+		checkStream:   gemini.CheckStream,
 	},
 }
 
@@ -80,7 +80,17 @@ func row(d codec.Dialect) *dialect {
 
 // Supported reports whether requests and responses of dialect d can be
 // translated.
-func Supported(d codec.Dialect) bool {
+func Supported(d codec.Dialect) bool { return requestsWired(d) && streamsWired(d) }
+
+// requestsWired reports whether d's request reader and writer are in the
+// table.
+func requestsWired(d codec.Dialect) bool {
 	t := row(d)
-	return t != nil && t.decodeRequest != nil && t.appendRequest != nil && t.newDecoder != nil && t.newEncoder != nil
+	return t != nil && t.decodeRequest != nil && t.appendRequest != nil
+}
+
+// streamsWired reports whether d's decoder and encoder are in the table.
+func streamsWired(d codec.Dialect) bool {
+	t := row(d)
+	return t != nil && t.newDecoder != nil && t.newEncoder != nil
 }

@@ -25,7 +25,7 @@ func BenchmarkTranslateRequest(b *testing.B) {
 }
 
 func benchTranslate(b *testing.B, upstream codec.Dialect, body []byte) {
-	if !Supported(codec.DialectAnthropic) || !Supported(upstream) {
+	if !requestsWired(codec.DialectAnthropic) || !requestsWired(upstream) {
 		b.Skip("dialect not wired")
 	}
 	var r codec.Request
