@@ -250,6 +250,9 @@ func (d *Decoder) toolCall(dst []codec.Event, fc []byte) []codec.Event {
 			}
 		}
 	}
+	if len(name) == 0 {
+		return dst // no client can run a call without a name
+	}
 	if len(id) == 0 {
 		id = d.mintID()
 	}
@@ -398,6 +401,8 @@ func readUsage(v []byte) codec.Usage {
 			thoughts = intValue(v)
 		}
 	}
+	prompt, toolPrompt, cached = max(prompt, 0), max(toolPrompt, 0), max(cached, 0)
+	cand, thoughts = max(cand, 0), max(thoughts, 0)
 	return codec.Usage{Input: prompt + toolPrompt, CacheRead: cached, Output: cand + thoughts,
 		Reasoning: thoughts, Known: true}
 }

@@ -119,7 +119,11 @@ func isObjectRaw(v []byte) bool { return len(v) > 0 && v[0] == '{' }
 
 func isTrue(v []byte) bool { return string(v) == "true" }
 
-// intValue returns the integer part of a raw JSON number, or 0.
+// maxCount caps parsed integers so that sums of token counts cannot wrap.
+const maxCount = 1 << 50
+
+// intValue returns the integer part of a raw JSON number, or 0; digits past
+// maxCount are ignored.
 func intValue(v []byte) int64 {
 	var n int64
 	neg := len(v) > 0 && v[0] == '-'
@@ -127,7 +131,7 @@ func intValue(v []byte) int64 {
 		v = v[1:]
 	}
 	for _, c := range v {
-		if c < '0' || c > '9' {
+		if c < '0' || c > '9' || n > maxCount {
 			break
 		}
 		n = n*10 + int64(c-'0')

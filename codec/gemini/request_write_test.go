@@ -159,3 +159,18 @@ func TestRequestRoundTrip(t *testing.T) {
 			`{"role":"user","parts":[{"functionResponse":{"name":"w","response":{"output":"18C"}}},{"functionResponse":{"name":"w","response":{"output":"{\"t\":21}"}}}]}],`+
 			`"systemInstruction":{"parts":[{"text":"terse"}]},"generationConfig":{"thinkingConfig":{"thinkingBudget":-1,"includeThoughts":true}}}`)
 }
+
+// TestAgentRequestGolden reads a Gemini CLI shaped session (snake_case,
+// signatures, OpenAPI schemas, an error result) and writes it back.
+func TestAgentRequestGolden(t *testing.T) {
+	var r codec.Request
+	if err := DecodeRequest(&r, readTestdata(t, "request_agent.json")); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "roundtrip_agent.txt", []byte(dumpRequest(&r)))
+	out, err := AppendRequest(nil, &r, nil)
+	if err != nil || !gjson.ValidBytes(out) {
+		t.Fatalf("%v: %s", err, out)
+	}
+	golden(t, "roundtrip_agent.json", out)
+}
