@@ -180,8 +180,9 @@ func (d *ChatDecoder) delta(dst []codec.Event, delta gjson.Result, data []byte) 
 }
 
 // toolFragment appends the Events of one tool_calls element: EventToolCall
-// when it starts a call (a new index, or a new id at a used index), then
-// EventToolArgs for its arguments (or custom input) fragment.
+// when it starts a call (a name at a new index, or a name with a new id at
+// a used index), then EventToolArgs for its arguments (or custom input)
+// fragment. Fragments of an index that never got a name are dropped.
 func (d *ChatDecoder) toolFragment(dst []codec.Event, tc gjson.Result, j int, data []byte) []codec.Event {
 	idx := j
 	if v := tc.Get("index"); v.Type == gjson.Number {
@@ -199,12 +200,15 @@ func (d *ChatDecoder) toolFragment(dst []codec.Event, tc gjson.Result, j int, da
 	if custom || tc.Get("custom").Exists() {
 		custom, fn = true, tc.Get("custom")
 	}
-	id := codec.Content(ChatField(tc, "id"))
-	if !c.started || len(id) > 0 && !bytes.Equal(id, c.id) {
+	id, name := codec.Content(ChatField(tc, "id")), codec.Content(ChatField(fn, "name"))
+	if len(name) > 0 && (!c.started || len(id) > 0 && !bytes.Equal(id, c.id)) {
 		c.started, c.block, c.id = true, d.ncalls, append(c.id[:0], id...)
 		d.ncalls++
 		ev := d.add(&dst, codec.EventToolCall, c.block)
-		ev.ID, ev.Name, ev.Custom = id, codec.Content(ChatField(fn, "name")), custom
+		ev.ID, ev.Name, ev.Custom = id, name, custom
+	}
+	if !c.started {
+		return dst // a call must start with its name; nothing to attach to
 	}
 	args := ChatField(fn, "arguments")
 	if custom {

@@ -1,7 +1,10 @@
 package openai
 
 import (
+	"github.com/tidwall/gjson"
+
 	"slipstream/codec"
+	"slipstream/pool"
 )
 
 // AppendChatRequest appends r as a Chat Completions upstream request
@@ -209,10 +212,16 @@ func chatAppendTool(dst []byte, t *codec.Tool) []byte {
 // AppendFormatNote appends, as escaped string content, a sentence that
 // describes a custom tool's input format (a grammar's syntax and
 // definition) so that a model seeing the tool as a function of one string
-// still knows what to write. sep says whether a separator goes first.
+// still knows what to write. Both the Chat shape ({type, grammar:{syntax,
+// definition}}) and the Responses one ({type, syntax, definition}) are
+// read. sep says whether a separator goes first.
 // Formats without a definition add nothing.
 func AppendFormatNote(dst, format []byte, sep bool) []byte {
-	def := codec.Content(codec.Get(format, "definition"))
+	g := codec.Get(format, "grammar") // Chat nests the grammar; Responses does not
+	if !g.IsObject() {
+		g = gjson.Parse(pool.B2S(format))
+	}
+	def := codec.Content(ChatField(g, "definition"))
 	if len(def) == 0 {
 		return dst
 	}
@@ -220,7 +229,7 @@ func AppendFormatNote(dst, format []byte, sep bool) []byte {
 		dst = append(dst, `\n\n`...)
 	}
 	dst = append(dst, "The input must follow this "...)
-	if syn := codec.Content(codec.Get(format, "syntax")); len(syn) > 0 {
+	if syn := codec.Content(ChatField(g, "syntax")); len(syn) > 0 {
 		dst = append(dst, syn...)
 		dst = append(dst, ' ')
 	}

@@ -146,3 +146,26 @@ func TestAppendQuotedCompact(t *testing.T) {
 	f(` { "a" : [1, 2] } `, `"{\"a\":[1,2]}"`)
 	f(`{"a":"x \"y\" \\ \n é"}`, `"{\"a\":\"x \\\"y\\\" \\\\ \\n é\"}"`)
 }
+
+// TestAppendChatRequestFiles round-trips realistic Chat requests
+// (testdata/chat/request_*.json) into golden upstream requests.
+func TestAppendChatRequestFiles(t *testing.T) {
+	f := func(name string) {
+		t.Helper()
+		var r codec.Request
+		if err := DecodeChatRequest(&r, chatReadTestdata(t, name+".json")); err != nil {
+			t.Fatal(err)
+		}
+		out, err := AppendChatRequest(nil, &r, []byte("upstream-model"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !gjson.ValidBytes(out) {
+			t.Fatalf("invalid JSON: %s", out)
+		}
+		chatGolden(t, name+".out", string(out)+"\n")
+	}
+	f("request_sdk")
+	f("request_agent")
+	f("request_custom")
+}
