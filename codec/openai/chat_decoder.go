@@ -245,7 +245,7 @@ func (d *ChatDecoder) argsText(args gjson.Result, data []byte) []byte {
 		d.buf = make([]byte, 0, 2*len(data)) // every view this call fits
 	}
 	start := len(d.buf)
-	d.buf = AppendQuotedCompact(d.buf, pool.S2B(args.Raw))
+	d.buf = ChatAppendQuotedCompact(d.buf, pool.S2B(args.Raw))
 	return d.buf[start+1 : len(d.buf)-1]
 }
 

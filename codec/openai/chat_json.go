@@ -20,36 +20,36 @@ func ChatField(obj gjson.Result, key string) gjson.Result {
 	if obj.Type != gjson.JSON || len(raw) == 0 {
 		return gjson.Result{}
 	}
-	i := jsonSkipWS(raw, 0)
+	i := chatSkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return gjson.Result{}
 	}
 	for i++; ; i++ {
-		i = jsonSkipWS(raw, i)
+		i = chatSkipWS(raw, i)
 		if i >= len(raw) || raw[i] != '"' {
 			return gjson.Result{}
 		}
 		ks := i
-		i = jsonSkipString(raw, i)
+		i = chatSkipString(raw, i)
 		k := raw[ks+1 : i-1]
-		i = jsonSkipWS(raw, i)
+		i = chatSkipWS(raw, i)
 		if i >= len(raw) || raw[i] != ':' {
 			return gjson.Result{}
 		}
-		vs := jsonSkipWS(raw, i+1)
-		i = jsonSkipValue(raw, vs)
+		vs := chatSkipWS(raw, i+1)
+		i = chatSkipValue(raw, vs)
 		if k == key {
-			return jsonResult(raw[vs:i], obj.Index+vs)
+			return chatResult(raw[vs:i], obj.Index+vs)
 		}
-		i = jsonSkipWS(raw, i)
+		i = chatSkipWS(raw, i)
 		if i >= len(raw) || raw[i] != ',' {
 			return gjson.Result{}
 		}
 	}
 }
 
-// jsonResult types a raw value without decoding it.
-func jsonResult(raw string, index int) gjson.Result {
+// chatResult types a raw value without decoding it.
+func chatResult(raw string, index int) gjson.Result {
 	r := gjson.Result{Raw: raw, Index: index}
 	if raw == "" {
 		return gjson.Result{}
@@ -71,15 +71,15 @@ func jsonResult(raw string, index int) gjson.Result {
 	return r
 }
 
-func jsonSkipWS(s string, i int) int {
+func chatSkipWS(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// jsonSkipString returns the index after the string starting at s[i] ('"').
-func jsonSkipString(s string, i int) int {
+// chatSkipString returns the index after the string starting at s[i] ('"').
+func chatSkipString(s string, i int) int {
 	for i++; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
@@ -91,20 +91,20 @@ func jsonSkipString(s string, i int) int {
 	return len(s)
 }
 
-// jsonSkipValue returns the index after the value starting at s[i].
-func jsonSkipValue(s string, i int) int {
+// chatSkipValue returns the index after the value starting at s[i].
+func chatSkipValue(s string, i int) int {
 	if i >= len(s) {
 		return i
 	}
 	switch s[i] {
 	case '"':
-		return jsonSkipString(s, i)
+		return chatSkipString(s, i)
 	case '{', '[':
 		depth := 0
 		for ; i < len(s); i++ {
 			switch s[i] {
 			case '"':
-				i = jsonSkipString(s, i) - 1
+				i = chatSkipString(s, i) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':

@@ -53,11 +53,11 @@ func (rd *chatMessages) message(m gjson.Result) error {
 		name := codec.Content(ChatField(m, "name"))
 		return rd.tool(m, name, name)
 	}
-	return fmt.Errorf("messages[%d]: unknown role %q", rd.i, clip(role))
+	return fmt.Errorf("messages[%d]: unknown role %q", rd.i, chatClip(role))
 }
 
-// clip shortens client input quoted in an error message.
-func clip(s string) string {
+// chatClip shortens client input quoted in an error message.
+func chatClip(s string) string {
 	if len(s) > 64 {
 		return s[:64] + "..."
 	}
@@ -84,7 +84,7 @@ func (rd *chatMessages) system(c gjson.Result) error {
 	c.ForEach(func(_, p gjson.Result) bool {
 		j++
 		if t := p.Get("type").String(); t != "text" {
-			err = fmt.Errorf("messages[%d].content[%d]: system content part type %q is not supported", rd.i, j, clip(t))
+			err = fmt.Errorf("messages[%d].content[%d]: system content part type %q is not supported", rd.i, j, chatClip(t))
 			return false
 		}
 		rd.r.System = append(rd.r.System, codec.Content(ChatField(p, "text")))
@@ -204,7 +204,7 @@ func (rd *chatMessages) part(p gjson.Result, j int, images bool) error {
 	case "input_audio", "file":
 		return fmt.Errorf("messages[%d].content[%d]: content part type %q cannot be translated for this model", rd.i, j, t)
 	default:
-		return fmt.Errorf("messages[%d].content[%d]: unknown content part type %q", rd.i, j, clip(t))
+		return fmt.Errorf("messages[%d].content[%d]: unknown content part type %q", rd.i, j, chatClip(t))
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func DecodeChatRequest(r *codec.Request, body []byte) error {
 	chatReadParallel(r, root.Get("parallel_tool_calls"))
 	chatReadSampling(r, root)
 	chatReadFormat(r, root.Get("response_format"))
-	r.Reasoning.Effort = ParseChatEffort(codec.Content(ChatField(root, "reasoning_effort")))
+	r.Reasoning.Effort = ChatParseEffort(codec.Content(ChatField(root, "reasoning_effort")))
 	return nil
 }
 
@@ -91,9 +91,9 @@ func chatNumber(v gjson.Result) []byte {
 	return codec.Raw(v)
 }
 
-// ParseChatEffort maps a reasoning_effort value (escaped content) to an
+// ChatParseEffort maps a reasoning_effort value (escaped content) to an
 // Effort; unknown values leave it unset.
-func ParseChatEffort(s []byte) codec.Effort {
+func ChatParseEffort(s []byte) codec.Effort {
 	switch string(s) {
 	case "none":
 		return codec.EffortNone

@@ -96,7 +96,7 @@ var chatEfforts = [...]string{
 func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 	e := rs.Effort
 	if e == codec.EffortUnset {
-		e = EffortForBudget(rs.Budget)
+		e = ChatEffortForBudget(rs.Budget)
 	}
 	if e == codec.EffortUnset || int(e) >= len(chatEfforts) {
 		return dst
@@ -106,10 +106,10 @@ func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 	return append(dst, '"')
 }
 
-// EffortForBudget maps a thinking budget in tokens to the nearest effort
+// ChatEffortForBudget maps a thinking budget in tokens to the nearest effort
 // bucket of api-formats.md F.8; 0 (unset) and -1 (dynamic) give
 // EffortUnset.
-func EffortForBudget(budget int64) codec.Effort {
+func ChatEffortForBudget(budget int64) codec.Effort {
 	switch {
 	case budget <= 0:
 		return codec.EffortUnset
@@ -190,7 +190,7 @@ func chatAppendTool(dst []byte, t *codec.Tool) []byte {
 		dst = append(dst, `,"description":"`...)
 		dst = append(dst, t.Description...)
 		if t.Kind == codec.ToolCustom {
-			dst = AppendFormatNote(dst, t.Format, len(t.Description) > 0)
+			dst = ChatAppendFormatNote(dst, t.Format, len(t.Description) > 0)
 		}
 		dst = append(dst, '"')
 	}
@@ -209,14 +209,14 @@ func chatAppendTool(dst []byte, t *codec.Tool) []byte {
 	return append(dst, `}}`...)
 }
 
-// AppendFormatNote appends, as escaped string content, a sentence that
+// ChatAppendFormatNote appends, as escaped string content, a sentence that
 // describes a custom tool's input format (a grammar's syntax and
 // definition) so that a model seeing the tool as a function of one string
 // still knows what to write. Both the Chat shape ({type, grammar:{syntax,
 // definition}}) and the Responses one ({type, syntax, definition}) are
 // read. sep says whether a separator goes first.
 // Formats without a definition add nothing.
-func AppendFormatNote(dst, format []byte, sep bool) []byte {
+func ChatAppendFormatNote(dst, format []byte, sep bool) []byte {
 	g := codec.Get(format, "grammar") // Chat nests the grammar; Responses does not
 	if !g.IsObject() {
 		g = gjson.Parse(pool.B2S(format))

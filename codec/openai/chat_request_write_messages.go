@@ -223,15 +223,15 @@ func chatAppendToolCall(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `,"type":"function","function":{"name":`...)
 	dst = codec.AppendString(dst, p.Name)
 	dst = append(dst, `,"arguments":`...)
-	dst = AppendArgsString(dst, p)
+	dst = ChatAppendArgsString(dst, p)
 	return append(dst, `}}`...)
 }
 
-// AppendArgsString appends a tool call's arguments as a JSON string literal
+// ChatAppendArgsString appends a tool call's arguments as a JSON string literal
 // whose content is JSON text, as both OpenAI dialects want: a string Args is
 // copied (an empty one becomes "{}"), an object is compacted and quoted, no
 // Args gives "{}", and a custom call's free text becomes {"input": text}.
-func AppendArgsString(dst []byte, p *codec.Part) []byte {
+func ChatAppendArgsString(dst []byte, p *codec.Part) []byte {
 	if p.Custom {
 		dst = append(dst, `"{\"input\":`...)
 		if len(p.Args) == 0 {
@@ -247,13 +247,13 @@ func AppendArgsString(dst []byte, p *codec.Part) []byte {
 	case p.ArgsString:
 		return append(dst, p.Args...)
 	}
-	return AppendQuotedCompact(dst, p.Args)
+	return ChatAppendQuotedCompact(dst, p.Args)
 }
 
-// AppendQuotedCompact appends valid JSON raw, without insignificant
+// ChatAppendQuotedCompact appends valid JSON raw, without insignificant
 // whitespace, as a JSON string literal: codec.Compact and codec.AppendQuoted
 // fused into one pass so that no scratch buffer is needed.
-func AppendQuotedCompact(dst, raw []byte) []byte {
+func ChatAppendQuotedCompact(dst, raw []byte) []byte {
 	dst = append(dst, '"')
 	inStr := false
 	for i := 0; i < len(raw); i++ {

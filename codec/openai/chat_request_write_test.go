@@ -130,10 +130,10 @@ func TestAppendChatRequestNeutral(t *testing.T) {
 		`"response_format":{"type":"json_object"},"stream":true,"stream_options":{"include_usage":true}}`)
 }
 
-func TestAppendQuotedCompact(t *testing.T) {
+func TestChatAppendQuotedCompact(t *testing.T) {
 	f := func(in, want string) {
 		t.Helper()
-		got := AppendQuotedCompact(nil, []byte(in))
+		got := ChatAppendQuotedCompact(nil, []byte(in))
 		if string(got) != want {
 			t.Fatalf("got %s want %s", got, want)
 		}
