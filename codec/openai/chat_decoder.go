@@ -90,8 +90,7 @@ func (d *ChatDecoder) DecodeEvent(dst []codec.Event, name, data []byte) ([]codec
 	}
 	dst = d.start(dst, root)
 	usage := chatUsage(root.Get("usage"))
-	if !d.finished {
-		ch := root.Get("choices.0")
+	if ch := root.Get("choices.0"); !d.finished && ch.Get("index").Int() == 0 {
 		dst = d.delta(dst, ch.Get("delta"), data)
 		if fr := ch.Get("finish_reason"); fr.Type == gjson.String {
 			d.finished = true

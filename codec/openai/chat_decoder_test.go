@@ -142,3 +142,11 @@ func TestChatDecoderEdges(t *testing.T) {
 	f([]string{`{"error":"boom"}`}, "error block=0 status=500 kind=6 code= msg=boom\n")
 	f([]string{`{"error":{"message":"slow down","type":"rate_limit_exceeded","code":429}}`}, "error block=0 status=429 kind=5 code= msg=slow down\n")
 }
+
+func TestChatDecoderOtherChoice(t *testing.T) {
+	var d ChatDecoder
+	evs, err := d.DecodeEvent(nil, nil, []byte(`{"id":"x","choices":[{"index":1,"delta":{"content":"other"},"finish_reason":"stop"}]}`))
+	if err != nil || len(evs) != 1 || evs[0].Kind != codec.EventStart {
+		t.Fatalf("choice 1 must be skipped: %v %+v", err, evs)
+	}
+}
