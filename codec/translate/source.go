@@ -10,12 +10,5 @@ func (s *Stream) AppendEvents(dst []byte, evs []codec.Event) []byte {
 	if s.enc == nil {
 		return dst
 	}
-	for i := range evs {
-		if s.enc.Done() {
-			break
-		}
-		s.observe(&evs[i])
-		dst = s.enc.Append(dst, &evs[i])
-	}
-	return dst
+	return s.emitEvents(dst, evs)
 }

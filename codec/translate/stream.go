@@ -212,12 +212,15 @@ func (s *Stream) Usage() codec.Usage { return s.usage }
 
 // emit encodes s.events, watching usage on the way and inserting the
 // estimate before EventEnd when the upstream sent none.
-func (s *Stream) emit(dst []byte) []byte {
-	for i := range s.events {
+func (s *Stream) emit(dst []byte) []byte { return s.emitEvents(dst, s.events) }
+
+// emitEvents is emit over any events (AppendEvents passes its own).
+func (s *Stream) emitEvents(dst []byte, evs []codec.Event) []byte {
+	for i := range evs {
 		if s.enc.Done() {
 			break
 		}
-		ev := &s.events[i]
+		ev := &evs[i]
 		s.observe(ev)
 		if ev.Kind == codec.EventEnd && s.estimate && !s.usage.Known {
 			dst = s.appendEstimate(dst)
