@@ -1,5 +1,11 @@
 package openai
 
+import (
+	"github.com/tidwall/gjson"
+
+	"slipstream/pool"
+)
+
 // respMember returns the raw JSON value of the top-level member key of the
 // JSON object obj (valid JSON, as checked by the caller), or nil. Unlike
 // gjson.Get it never unescapes a string, so reading a delta with escapes
@@ -91,4 +97,51 @@ func respValueEnd(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// respStr returns the escaped content of obj's string member key as a view
+// into the document obj came from, or nil. gjson would unescape it into a
+// fresh string first (a copy of every text in a request).
+func respStr(obj gjson.Result, key string) []byte {
+	return respContent(respMember(pool.S2B(obj.Raw), key))
+}
+
+// respVal returns the raw value of obj's member key (a view), or nil.
+func respVal(obj gjson.Result, key string) []byte {
+	return respMember(pool.S2B(obj.Raw), key)
+}
+
+// respParse returns a gjson view of a raw value that is not a string (so
+// gjson has nothing to unescape).
+func respParse(raw []byte) gjson.Result {
+	if len(raw) == 0 || raw[0] == '"' {
+		return gjson.Result{}
+	}
+	return gjson.Parse(pool.B2S(raw))
+}
+
+// respEachMember calls fn for each top-level member of the JSON object obj
+// (valid JSON) with the key as written and the raw value.
+func respEachMember(obj []byte, fn func(key string, val []byte)) {
+	i := respSkipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	for i++; ; i++ {
+		i = respSkipWS(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		end := respStringEnd(obj, i)
+		key := pool.B2S(obj[i+1 : end-1])
+		if i = respSkipWS(obj, end); i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = respSkipWS(obj, i+1)
+		vend := respValueEnd(obj, i)
+		fn(key, obj[i:vend])
+		if i = respSkipWS(obj, vend); i >= len(obj) || obj[i] != ',' {
+			return
+		}
+	}
 }

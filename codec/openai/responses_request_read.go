@@ -31,7 +31,7 @@ import (
 // hosted tools (web_search, tool_search, file_search, mcp ...) are dropped.
 func DecodeResponsesRequest(r *codec.Request, body []byte) error {
 	var f responsesFields
-	gjson.Parse(pool.B2S(body)).ForEach(f.collect)
+	respEachMember(body, f.collect)
 	if need := responsesScratchNeed(body, &f); need > 0 {
 		r.ReserveScratch(need)
 	}
@@ -41,39 +41,40 @@ func DecodeResponsesRequest(r *codec.Request, body []byte) error {
 
 // responsesFields holds the top-level members DecodeResponsesRequest reads,
 // collected in one pass so they can be handled in a fixed order.
+// String-valued members stay raw: gjson would unescape (copy) them.
 type responsesFields struct {
-	model, stream, instructions, input, tools, toolChoice, parallel gjson.Result
-	reasoning, text, maxOutput, temperature, topP                   gjson.Result
+	model, instructions, input                           []byte // raw
+	stream, tools, toolChoice, parallel, reasoning, text gjson.Result
+	maxOutput, temperature, topP                         gjson.Result
 }
 
-func (f *responsesFields) collect(key, value gjson.Result) bool {
-	switch key.Str {
+func (f *responsesFields) collect(key string, value []byte) {
+	switch key {
 	case "model":
 		f.model = value
-	case "stream":
-		f.stream = value
 	case "instructions":
 		f.instructions = value
 	case "input":
 		f.input = value
+	case "stream":
+		f.stream = respParse(value)
 	case "tools":
-		f.tools = value
+		f.tools = respParse(value)
 	case "tool_choice":
-		f.toolChoice = value
+		f.toolChoice = gjson.Parse(pool.B2S(value)) // "auto"/"none"/"required" or an object
 	case "parallel_tool_calls":
-		f.parallel = value
+		f.parallel = respParse(value)
 	case "reasoning":
-		f.reasoning = value
+		f.reasoning = respParse(value)
 	case "text":
-		f.text = value
+		f.text = respParse(value)
 	case "max_output_tokens":
-		f.maxOutput = value
+		f.maxOutput = respParse(value)
 	case "temperature":
-		f.temperature = value
+		f.temperature = respParse(value)
 	case "top_p":
-		f.topP = value
+		f.topP = respParse(value)
 	}
-	return true
 }
 
 // responsesReader carries the state of one DecodeResponsesRequest call.
@@ -85,20 +86,19 @@ type responsesReader struct {
 
 func (rd *responsesReader) read(f *responsesFields) error {
 	r := rd.r
-	r.Model = codec.Content(f.model)
+	r.Model = respContent(f.model)
 	r.Stream = f.stream.Type == gjson.True
-	if text := codec.Content(f.instructions); len(text) > 0 {
+	if text := respContent(f.instructions); len(text) > 0 {
 		r.System = append(r.System, text)
 	}
-	switch f.input.Type {
-	case gjson.String:
+	switch input := respParse(f.input); {
+	case len(f.input) > 0 && f.input[0] == '"':
 		r.AddMessage(codec.RoleUser)
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(f.input)})
-	case gjson.JSON:
-		if !f.input.IsArray() {
-			return fmt.Errorf("input: must be a string or an array of items")
-		}
-		f.input.ForEach(rd.item)
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: respContent(f.input)})
+	case input.IsObject():
+		return fmt.Errorf("input: must be a string or an array of items")
+	case input.IsArray():
+		input.ForEach(rd.item)
 		if rd.err != nil {
 			return rd.err
 		}
@@ -159,7 +159,7 @@ func (rd *responsesReader) ensureRole(role codec.Role) {
 }
 
 func (rd *responsesReader) message(it gjson.Result) {
-	content := it.Get("content")
+	content := respVal(it, "content")
 	switch role := it.Get("role"); role.Raw {
 	case `"user"`:
 		rd.ensureRole(codec.RoleUser)
@@ -181,33 +181,34 @@ func (rd *responsesReader) message(it gjson.Result) {
 
 // system hoists system/developer text into r.System while no other turn
 // has been read, and makes a RoleSystem message after that.
-func (rd *responsesReader) system(content gjson.Result) {
+func (rd *responsesReader) system(content []byte) {
 	r := rd.r
 	if len(r.Messages) > 0 {
 		rd.ensureRole(codec.RoleSystem)
 		rd.content(content)
 		return
 	}
-	if content.Type == gjson.String {
-		r.System = append(r.System, codec.Content(content))
+	if text := respContent(content); text != nil {
+		r.System = append(r.System, text)
 		return
 	}
-	content.ForEach(func(_, part gjson.Result) bool {
-		if text := codec.Content(part.Get("text")); len(text) > 0 {
+	respParse(content).ForEach(func(_, part gjson.Result) bool {
+		if text := respStr(part, "text"); len(text) > 0 {
 			r.System = append(r.System, text)
 		}
 		return true
 	})
 }
 
-// content adds a message's content (string or parts) to the last message.
-func (rd *responsesReader) content(content gjson.Result) int {
-	if content.Type == gjson.String {
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
+// content adds a message's content (raw: a string or parts) to the last
+// message and returns how many parts it added.
+func (rd *responsesReader) content(content []byte) int {
+	if text := respContent(content); text != nil {
+		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: text})
 		return 1
 	}
 	n := 0
-	content.ForEach(func(_, part gjson.Result) bool {
+	respParse(content).ForEach(func(_, part gjson.Result) bool {
 		if rd.part(part) {
 			n++
 		}
@@ -220,15 +221,14 @@ func (rd *responsesReader) content(content gjson.Result) int {
 func (rd *responsesReader) part(part gjson.Result) bool {
 	switch part.Get("type").Raw {
 	case `"input_text"`, `"output_text"`, `"text"`:
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(part.Get("text"))})
+		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: respStr(part, "text")})
 	case `"refusal"`:
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(part.Get("refusal"))})
+		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: respStr(part, "refusal")})
 	case `"input_image"`:
-		url := part.Get("image_url")
-		if url.IsObject() {
-			url = url.Get("url")
+		u := respStr(part, "image_url")
+		if u == nil {
+			u = respStr(respParse(respVal(part, "image_url")), "url")
 		}
-		u := codec.Content(url)
 		if len(u) == 0 {
 			return false // file_id images cannot be carried
 		}
@@ -245,39 +245,39 @@ func (rd *responsesReader) part(part gjson.Result) bool {
 
 func (rd *responsesReader) functionCall(it gjson.Result) {
 	rd.ensureRole(codec.RoleAssistant)
-	args := it.Get("arguments")
+	args := respVal(it, "arguments")
 	rd.r.AddPart(codec.Part{
 		Kind:       codec.PartToolCall,
 		ID:         respCallID(it),
 		Name:       rd.toolName(it),
-		Args:       codec.Raw(args),
-		ArgsString: args.Type == gjson.String,
+		Args:       args,
+		ArgsString: len(args) > 0 && args[0] == '"',
 	})
 }
 
 func (rd *responsesReader) customCall(it gjson.Result) {
 	rd.ensureRole(codec.RoleAssistant)
-	input := it.Get("input")
+	input := respVal(it, "input")
 	p := codec.Part{Kind: codec.PartToolCall, ID: respCallID(it), Name: rd.toolName(it), Custom: true}
-	if input.Type == gjson.String {
-		p.Args, p.ArgsString = codec.Raw(input), true
+	if len(input) > 0 && input[0] == '"' {
+		p.Args, p.ArgsString = input, true
 	}
 	rd.r.AddPart(p)
 }
 
 // respCallID returns the item's call_id, or its id when call_id is missing.
 func respCallID(it gjson.Result) []byte {
-	if id := codec.Content(it.Get("call_id")); id != nil {
+	if id := respStr(it, "call_id"); id != nil {
 		return id
 	}
-	return codec.Content(it.Get("id"))
+	return respStr(it, "id")
 }
 
 // toolName returns a call item's tool name, flattened when the item names
 // a namespace.
 func (rd *responsesReader) toolName(it gjson.Result) []byte {
-	name := codec.Content(it.Get("name"))
-	if ns := codec.Content(it.Get("namespace")); len(ns) > 0 {
+	name := respStr(it, "name")
+	if ns := respStr(it, "namespace"); len(ns) > 0 {
 		return appendFlatName(rd.r, ns, name)
 	}
 	return name
@@ -288,19 +288,19 @@ func (rd *responsesReader) callOutput(it gjson.Result) {
 	r := rd.r
 	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: respCallID(it)})
 	at := len(r.Parts) - 1
-	out := it.Get("output")
-	switch {
-	case out.Type == gjson.String:
-		if text := codec.Content(out); len(text) > 0 {
+	raw := respVal(it, "output")
+	switch out := respParse(raw); {
+	case len(raw) > 0 && raw[0] == '"':
+		if text := respContent(raw); len(text) > 0 {
 			r.AddPart(codec.Part{Kind: codec.PartText, Text: text})
 			r.Parts[at].Children = 1
 		}
 	case out.IsArray():
-		r.Parts[at].Children = rd.content(out)
+		r.Parts[at].Children = rd.content(raw)
 	case out.IsObject():
 		// Codex's older failure shape {content, success:false}.
 		r.Parts[at].IsError = out.Get("success").Type == gjson.False
-		if text := codec.Content(out.Get("content")); len(text) > 0 {
+		if text := respStr(out, "content"); len(text) > 0 {
 			r.AddPart(codec.Part{Kind: codec.PartText, Text: text})
 			r.Parts[at].Children = 1
 		}
@@ -312,7 +312,7 @@ func (rd *responsesReader) reasoning(it gjson.Result) {
 	if len(text) == 0 {
 		text = rd.joinTexts(it.Get("content"))
 	}
-	sig := codec.Content(it.Get("encrypted_content"))
+	sig := respStr(it, "encrypted_content")
 	if len(text) == 0 && len(sig) == 0 {
 		return
 	}
@@ -331,7 +331,7 @@ func (rd *responsesReader) joinTexts(list gjson.Result) []byte {
 	n := 0
 	start := len(rd.r.Scratch)
 	list.ForEach(func(_, part gjson.Result) bool {
-		text := codec.Content(part.Get("text"))
+		text := respStr(part, "text")
 		if len(text) == 0 {
 			return true
 		}
@@ -365,21 +365,21 @@ func responsesScratchNeed(body []byte, f *responsesFields) int {
 	need := 0
 	f.tools.ForEach(func(_, t gjson.Result) bool {
 		if t.Get("type").Raw == `"namespace"` {
-			ns := codec.Content(t.Get("name"))
+			ns := respStr(t, "name")
 			t.Get("tools").ForEach(func(_, inner gjson.Result) bool {
-				need += nsFlatSize(ns, codec.Content(inner.Get("name")))
+				need += nsFlatSize(ns, respStr(inner, "name"))
 				return true
 			})
 		}
 		return true
 	})
-	f.input.ForEach(func(_, it gjson.Result) bool {
+	respParse(f.input).ForEach(func(_, it gjson.Result) bool {
 		switch it.Get("type").Raw {
 		case `"reasoning"`:
 			need += joinedSize(it.Get("summary")) + joinedSize(it.Get("content"))
 		case `"function_call"`, `"custom_tool_call"`:
-			if ns := codec.Content(it.Get("namespace")); len(ns) > 0 {
-				need += nsFlatSize(ns, codec.Content(it.Get("name")))
+			if ns := respStr(it, "namespace"); len(ns) > 0 {
+				need += nsFlatSize(ns, respStr(it, "name"))
 			}
 		}
 		return true
@@ -392,7 +392,7 @@ func responsesScratchNeed(body []byte, f *responsesFields) int {
 func joinedSize(list gjson.Result) int {
 	size, n := 0, 0
 	list.ForEach(func(_, part gjson.Result) bool {
-		if text := codec.Content(part.Get("text")); len(text) > 0 {
+		if text := respStr(part, "text"); len(text) > 0 {
 			size += len(text) + len(respSummarySep)
 			n++
 		}

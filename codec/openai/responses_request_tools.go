@@ -12,13 +12,13 @@ import (
 func (rd *responsesReader) tool(_, t gjson.Result) bool {
 	switch t.Get("type").Raw {
 	case `"function"`, `"custom"`:
-		rd.addTool(t, codec.Content(t.Get("name")))
+		rd.addTool(t, respStr(t, "name"))
 	case `"namespace"`:
-		ns := codec.Content(t.Get("name"))
+		ns := respStr(t, "name")
 		t.Get("tools").ForEach(func(_, inner gjson.Result) bool {
 			switch inner.Get("type").Raw {
 			case `"function"`, `"custom"`, "":
-				rd.addTool(inner, appendFlatName(rd.r, ns, codec.Content(inner.Get("name"))))
+				rd.addTool(inner, appendFlatName(rd.r, ns, respStr(inner, "name")))
 			}
 			return true
 		})
@@ -33,7 +33,7 @@ func (rd *responsesReader) addTool(t gjson.Result, name []byte) {
 	}
 	tool := codec.Tool{
 		Name:        name,
-		Description: codec.Content(t.Get("description")),
+		Description: respStr(t, "description"),
 		Strict:      t.Get("strict").Type == gjson.True,
 	}
 	if t.Get("type").Raw == `"custom"` {
@@ -62,7 +62,7 @@ func readResponsesToolChoice(r *codec.Request, v gjson.Result) {
 	}
 	switch v.Get("type").Raw {
 	case `"function"`, `"custom"`:
-		tc.Mode, tc.Name = codec.ToolChoiceTool, codec.Content(v.Get("name"))
+		tc.Mode, tc.Name = codec.ToolChoiceTool, respStr(v, "name")
 	case `"allowed_tools"`:
 		tc.Mode = codec.ToolChoiceAuto
 		if v.Get("mode").Raw == `"required"` {
@@ -89,7 +89,7 @@ func readResponsesReasoning(r *codec.Request, v gjson.Result) {
 	if !v.IsObject() {
 		return
 	}
-	effort := codec.Content(v.Get("effort"))
+	effort := respStr(v, "effort")
 	for e, name := range respEffortNames {
 		if name != "" && string(effort) == name {
 			r.Reasoning.Effort = codec.Effort(e)
@@ -110,7 +110,7 @@ func readResponsesFormat(r *codec.Request, v gjson.Result) {
 		f.Kind = codec.FormatJSONObject
 	case `"json_schema"`:
 		f.Kind = codec.FormatJSONSchema
-		f.Name = codec.Content(v.Get("name"))
+		f.Name = respStr(v, "name")
 		f.Schema = codec.Raw(v.Get("schema"))
 		f.Strict = v.Get("strict").Type == gjson.True
 	}
