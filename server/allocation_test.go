@@ -1,0 +1,112 @@
+//go:build !race
+
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// chatBody makes a Chat Completions request of about n bytes.
+func chatBody(n int, stream bool) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"model":"gpt-4.1","stream":%v,"messages":[{"role":"system","content":"You are terse."}`, stream)
+	line := strings.Repeat("func main() { fmt.Println(\\\"hello, world\\\") } // code-like text\\n", 16)
+	for i := 0; b.Len() < n-200; i++ {
+		fmt.Fprintf(&b, `,{"role":"user","content":"turn %d: %s"}`, i, line)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+const chatReply = `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
+
+func httpReply(contentType, body string) []byte {
+	return []byte("HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+}
+
+// heapPerRequest measures the heap the whole process allocates per request
+// (runtime.MemStats.TotalAlloc) after a warm-up.
+func heapPerRequest(t *testing.T, base, path string, body []byte) uint64 {
+	rc := dialRaw(t, base)
+	req := rawRequest(path, body)
+	for i := 0; i < 3; i++ {
+		if status, got := rc.do(t, req); status != 200 {
+			t.Fatalf("status %d: %s", status, got)
+		}
+	}
+	const n = 5
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		rc.do(t, req)
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / n
+}
+
+// TestSameDialectHeapBudget: a same-dialect non-streamed request costs
+// O(1) heap beyond its body, whatever the body's size.
+func TestSameDialectHeapBudget(t *testing.T) {
+	up := rawUpstream(t, httpReply("application/json", chatReply))
+	yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+	base, _ := startServer(t, yml, up)
+	for _, size := range []int{10 << 10, 2 << 20} {
+		body := chatBody(size, false)
+		got := heapPerRequest(t, base, "/v1/chat/completions", body)
+		// Budget (issue 2 and 5): 64 KiB + 0.05 x body, and the figure must
+		// not grow with the body.
+		budget := uint64(64<<10) + uint64(len(body))/20
+		t.Logf("body %d bytes: %d bytes of heap per request (budget %d)", len(body), got, budget)
+		if got > budget || got > 64<<10 {
+			t.Fatalf("body %d: %d bytes of heap per request, budget %d", len(body), got, budget)
+		}
+	}
+}
+
+// TestStreamedEventAllocs: once a stream runs, relaying one more event
+// allocates nothing. Two streams that differ only in length must cost the
+// same number of allocations.
+func TestStreamedEventAllocs(t *testing.T) {
+	streamOf := func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteString("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n")
+		for i := 0; i < n; i++ {
+			b.WriteString("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"}}]}\n\n")
+		}
+		b.WriteString("data: [DONE]\n\n")
+		return b.Bytes()
+	}
+	mallocs := func(events int) uint64 {
+		up := rawUpstream(t, httpReply("text/event-stream", string(streamOf(events))))
+		yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+		base, _ := startServer(t, yml, up)
+		rc := dialRaw(t, base)
+		req := rawRequest("/v1/chat/completions", chatBody(2000, true))
+		for i := 0; i < 3; i++ {
+			rc.do(t, req)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		const n = 4
+		for i := 0; i < n; i++ {
+			if status, _ := rc.do(t, req); status != 200 {
+				t.Fatalf("status %d", status)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.Mallocs - before.Mallocs) / n
+	}
+	short, long := mallocs(200), mallocs(2200)
+	perEvent := float64(int64(long)-int64(short)) / 2000
+	t.Logf("allocations per stream: %d (200 events), %d (2200 events): %.3f per event", short, long, perEvent)
+	if perEvent > 0.01 {
+		t.Fatalf("%.3f allocations per streamed event, want 0", perEvent)
+	}
+}
