@@ -122,3 +122,26 @@ func skipNested(b []byte, i int) int {
 	}
 	return -1
 }
+
+// field returns the member key of the JSON object r as a Result holding
+// only Type and Raw (a view into r's document), never an unescaped Str,
+// so reading a large string member (a tool result, a text block) costs no
+// copy. Numbers are parsed (no allocation); a missing member is the zero
+// Result.
+func field(r gjson.Result, key string) gjson.Result {
+	if r.Type != gjson.JSON {
+		return gjson.Result{}
+	}
+	v := member(pool.S2B(r.Raw), key)
+	if len(v) == 0 {
+		return gjson.Result{}
+	}
+	raw := pool.B2S(v)
+	switch v[0] {
+	case '"':
+		return gjson.Result{Type: gjson.String, Raw: raw}
+	case '{', '[':
+		return gjson.Result{Type: gjson.JSON, Raw: raw}
+	}
+	return gjson.Parse(raw)
+}

@@ -27,7 +27,7 @@ func DecodeRequest(r *codec.Request, body []byte) error {
 	if !root.IsObject() {
 		return fmt.Errorf("cannot read request: body is not a JSON object")
 	}
-	r.Model = codec.Content(root.Get("model"))
+	r.Model = str(root, "model")
 	r.Stream = root.Get("stream").Bool()
 	if err := readSystem(r, root.Get("system")); err != nil {
 		return err
@@ -60,7 +60,7 @@ func readSystem(r *codec.Request, sys gjson.Result) error {
 			err = fmt.Errorf("system[%d]: unsupported block type %q", k.Int(), clip(t))
 			return false
 		}
-		addSystem(r, codec.Content(b.Get("text")))
+		addSystem(r, str(b, "text"))
 		return true
 	})
 	return err
@@ -96,14 +96,14 @@ func readMessage(r *codec.Request, i int, m gjson.Result) error {
 		role = codec.RoleAssistant
 	case "system":
 		if len(r.Messages) == 0 {
-			return readSystem(r, m.Get("content"))
+			return readSystem(r, field(m, "content"))
 		}
 		role = codec.RoleSystem
 	default:
 		return fmt.Errorf("messages[%d]: unknown role %q", i, clip(m.Get("role").String()))
 	}
 	r.AddMessage(role)
-	content := m.Get("content")
+	content := field(m, "content")
 	switch {
 	case content.Type == gjson.String:
 		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
@@ -132,19 +132,19 @@ func readBlocks(r *codec.Request, i int, content gjson.Result) error {
 func readBlock(r *codec.Request, b gjson.Result) error {
 	switch t := b.Get("type").Str; t {
 	case "text":
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(b.Get("text"))})
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(b, "text")})
 	case "image":
 		return readImage(r, b.Get("source"))
 	case "tool_use":
-		r.AddPart(codec.Part{Kind: codec.PartToolCall, ID: codec.Content(b.Get("id")),
-			Name: codec.Content(b.Get("name")), Args: objectOrNil(b.Get("input"))})
+		r.AddPart(codec.Part{Kind: codec.PartToolCall, ID: str(b, "id"),
+			Name: str(b, "name"), Args: objectOrNil(b.Get("input"))})
 	case "tool_result":
 		return readToolResult(r, b)
 	case "thinking":
-		r.AddPart(codec.Part{Kind: codec.PartThinking, Text: codec.Content(b.Get("thinking")),
-			Signature: codec.Content(b.Get("signature"))})
+		r.AddPart(codec.Part{Kind: codec.PartThinking, Text: str(b, "thinking"),
+			Signature: str(b, "signature")})
 	case "redacted_thinking":
-		r.AddPart(codec.Part{Kind: codec.PartRedactedThinking, Signature: codec.Content(b.Get("data"))})
+		r.AddPart(codec.Part{Kind: codec.PartRedactedThinking, Signature: str(b, "data")})
 	case "document":
 		readDocument(r, b.Get("source"))
 	default:
@@ -169,17 +169,17 @@ func droppedBlock(t string) bool {
 // content-block documents have no cross-provider form and are dropped.
 func readDocument(r *codec.Request, src gjson.Result) {
 	if src.Get("type").Str == "text" {
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(src.Get("data"))})
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(src, "data")})
 	}
 }
 
 func readImage(r *codec.Request, src gjson.Result) error {
 	switch t := src.Get("type").Str; t {
 	case "base64":
-		r.AddPart(codec.Part{Kind: codec.PartImage, MediaType: codec.Content(src.Get("media_type")),
-			Text: codec.Content(src.Get("data"))})
+		r.AddPart(codec.Part{Kind: codec.PartImage, MediaType: str(src, "media_type"),
+			Text: str(src, "data")})
 	case "url":
-		url := codec.Content(src.Get("url"))
+		url := str(src, "url")
 		if mt, data, ok := codec.ParseDataURL(url); ok {
 			r.AddPart(codec.Part{Kind: codec.PartImage, MediaType: mt, Text: data})
 			return nil
@@ -193,11 +193,11 @@ func readImage(r *codec.Request, src gjson.Result) error {
 
 // readToolResult adds the result part and its content as child parts.
 func readToolResult(r *codec.Request, b gjson.Result) error {
-	id := codec.Content(b.Get("tool_use_id"))
+	id := str(b, "tool_use_id")
 	at := len(r.Parts)
 	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: id, Name: callName(r, id),
 		IsError: b.Get("is_error").Bool()})
-	content := b.Get("content")
+	content := field(b, "content")
 	switch {
 	case content.Type == gjson.String:
 		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
@@ -221,7 +221,7 @@ func readToolResult(r *codec.Request, b gjson.Result) error {
 func readResultBlock(r *codec.Request, c gjson.Result) error {
 	switch t := c.Get("type").Str; t {
 	case "text":
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(c.Get("text"))})
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(c, "text")})
 	case "image":
 		return readImage(r, c.Get("source"))
 	case "document":
@@ -261,8 +261,8 @@ func readTools(r *codec.Request, tools gjson.Result) {
 		}
 		r.Tools = append(r.Tools, codec.Tool{
 			Kind:        codec.ToolFunction,
-			Name:        codec.Content(t.Get("name")),
-			Description: codec.Content(t.Get("description")),
+			Name:        str(t, "name"),
+			Description: str(t, "description"),
 			Schema:      objectOrNil(t.Get("input_schema")),
 			Strict:      t.Get("strict").Bool(),
 		})
@@ -279,7 +279,7 @@ func readToolChoice(r *codec.Request, tc gjson.Result) {
 	case "none":
 		r.ToolChoice.Mode = codec.ToolChoiceNone
 	case "tool":
-		r.ToolChoice = codec.ToolChoice{Mode: codec.ToolChoiceTool, Name: codec.Content(tc.Get("name"))}
+		r.ToolChoice = codec.ToolChoice{Mode: codec.ToolChoiceTool, Name: str(tc, "name")}
 	}
 	if d := tc.Get("disable_parallel_tool_use"); d.Exists() {
 		r.Parallel = 1
