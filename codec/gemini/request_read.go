@@ -196,7 +196,11 @@ func (pf *partFields) set(key, v []byte) {
 	case "thought":
 		pf.thought = isTrue(v)
 	case "thoughtSignature", "thought_signature":
-		pf.sig = strContent(v)
+		// The validator-skipping sentinel is not a signature of any
+		// model: it must not come back as a thinking block.
+		if sig := strContent(v); string(sig) != skipSignature {
+			pf.sig = sig
+		}
 	case "inlineData", "inline_data":
 		pf.inline = v
 	case "fileData", "file_data":
