@@ -7,12 +7,15 @@ require (
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/tidwall/gjson v1.20.3
 	github.com/valyala/bytebufferpool v1.0.0
+	github.com/valyala/fasthttp v1.78.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (
 	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/google/uuid v1.3.0 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/molecule-man/go-brrr v1.3.1 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )
