@@ -1,8 +1,8 @@
 // Package pool holds slipstream's bounded buffer pools and its only unsafe
 // conversions.
 //
-// Buffers come in size classes (4 KiB, 16 KiB, ... 16 MiB); a buffer is
-// returned to the class its capacity fits, and a buffer over MaxPooled is
+// Buffers come in size classes from 4 KiB to 16 MiB, eight per doubling; a
+// buffer is returned to the largest class its capacity covers, and a buffer over MaxPooled is
 // dropped on Put so that one 30 MB request does not pin 30 MB for the life
 // of the process.
 package pool
@@ -18,53 +18,33 @@ import (
 type Buffer = bytebufferpool.ByteBuffer
 
 const (
-	pageSize     = 4096
-	minClassBits = 12 // 4 KiB
-	classStep    = 2  // each class is 4x the previous one
-	numClasses   = 7  // 4K, 16K, 64K, 256K, 1M, 4M, 16M
+	minClassBits = 12 // the smallest class holds 4 KiB
+	maxClassBits = 24 // the largest holds 16 MiB
+	subClasses   = 8  // classes per doubling: at most 12.5% waste
+	numClasses   = (maxClassBits-minClassBits)*subClasses + 1
 )
 
 // MaxPooled is the largest capacity a buffer may have and still be kept by
 // Put. Larger buffers are left to the garbage collector.
-const MaxPooled = 1 << (minClassBits + classStep*(numClasses-1)) // 16 MiB
+const MaxPooled = 1 << maxClassBits // 16 MiB
 
 var classes [numClasses]sync.Pool
 
 // Get returns an empty buffer whose capacity is at least sizeHint
 // (sizeHint <= 0 means "small"). Return it with Put when done.
 //
-// A new buffer is sized to sizeHint rounded up to 4 KiB, not to its class,
-// so that a cold pool costs about sizeHint bytes and no more.
+// Every buffer in a class has at least the class's capacity, so a pooled
+// buffer always fits; a new one is allocated at the class capacity, at
+// most 12.5% above sizeHint, so that it comes back to the same class.
 func Get(sizeHint int) *Buffer {
 	c := classOf(sizeHint)
-	if c < numClasses {
-		if v := classes[c].Get(); v != nil {
-			return v.(*Buffer)
-		}
-		if b := getBelow(c, sizeHint); b != nil {
-			return b
-		}
+	if c >= numClasses {
+		return &Buffer{B: make([]byte, 0, sizeHint)}
 	}
-	n := (max(sizeHint, 1) + pageSize - 1) &^ (pageSize - 1)
-	return &Buffer{B: make([]byte, 0, n)}
-}
-
-// getBelow looks one class down, where buffers that were allocated to an
-// exact size land, and takes one only if it is large enough.
-func getBelow(c, sizeHint int) *Buffer {
-	if c == 0 {
-		return nil
+	if v := classes[c].Get(); v != nil {
+		return v.(*Buffer)
 	}
-	v := classes[c-1].Get()
-	if v == nil {
-		return nil
-	}
-	b := v.(*Buffer)
-	if cap(b.B) >= sizeHint {
-		return b
-	}
-	classes[c-1].Put(b)
-	return nil
+	return &Buffer{B: make([]byte, 0, classCap(c))}
 }
 
 // Put resets b and returns it to its size class; b must not be used after.
@@ -86,15 +66,26 @@ func classOf(n int) int {
 	if n <= 1<<minClassBits {
 		return 0
 	}
-	b := bits.Len(uint(n-1)) - minClassBits
-	return (b + classStep - 1) / classStep
+	e := bits.Len(uint(n-1)) - 1 // 2^e < n <= 2^(e+1)
+	step := 1 << e / subClasses
+	sub := (n - 1<<e + step - 1) / step // 1..8
+	return (e-minClassBits)*subClasses + sub
 }
 
-// floorClass is the largest class whose capacity does not exceed n, so
-// that every buffer in class c has capacity >= classCap(c).
+// floorClass is the largest class whose capacity does not exceed n
+// (n >= 4 KiB), so that every buffer in class c holds classCap(c).
 func floorClass(n int) int {
-	b := bits.Len(uint(n)) - 1 - minClassBits
-	return min(b/classStep, numClasses-1)
+	e := bits.Len(uint(n)) - 1
+	sub := (n - 1<<e) / (1 << e / subClasses) // 0..7
+	return min((e-minClassBits)*subClasses+sub, numClasses-1)
 }
 
-func classCap(c int) int { return 1 << (minClassBits + classStep*c) }
+// classCap is the capacity of class c.
+func classCap(c int) int {
+	if c == 0 {
+		return 1 << minClassBits
+	}
+	e := minClassBits + (c-1)/subClasses
+	sub := (c-1)%subClasses + 1
+	return 1<<e + sub*(1<<e/subClasses)
+}

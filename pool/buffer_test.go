@@ -12,10 +12,41 @@ func TestClassOf(t *testing.T) {
 	f(0, 0)
 	f(4096, 0)
 	f(4097, 1)
-	f(16384, 1)
-	f(16385, 2)
-	f(1<<24, 6)
-	f(1<<24+1, 7)
+	f(4608, 1)
+	f(4609, 2)
+	f(8192, 8)
+	f(8193, 9)
+	f(1<<24, numClasses-1)
+	f(1<<24+1, numClasses)
+}
+
+func TestClassesRoundTrip(t *testing.T) {
+	for c := 0; c < numClasses; c++ {
+		n := classCap(c)
+		if classOf(n) != c || floorClass(n) != c {
+			t.Fatalf("class %d: cap %d, classOf %d, floorClass %d", c, n, classOf(n), floorClass(n))
+		}
+		if c > 0 && (classOf(n-1) != c || floorClass(n-1) != c-1) {
+			t.Fatalf("class %d: cap-1 misplaced", c)
+		}
+		if c > 0 && float64(n)/float64(classCap(c-1)) > 1.126 {
+			t.Fatalf("class %d wastes more than 12.5%%", c)
+		}
+	}
+}
+
+func TestPooledBufferComesBack(t *testing.T) {
+	// sync.Pool may drop a Put (always possible, and often under -race),
+	// so the test asks for a reuse within a few tries.
+	for i := 0; i < 20; i++ {
+		b := Get(2_159_693)
+		p := &b.B[:1][0]
+		Put(b)
+		if g := Get(2_159_000); &g.B[:1][0] == p {
+			return
+		}
+	}
+	t.Fatal("a buffer of the same class was never reused")
 }
 
 func TestGetCapacity(t *testing.T) {
