@@ -1,8 +1,127 @@
 package server
 
-import "github.com/valyala/fasthttp"
+import (
+	"github.com/tidwall/gjson"
+	"github.com/valyala/fasthttp"
 
-// countTokens answers count_tokens / input_tokens / countTokens.
+	"slipstream/codec"
+	"slipstream/codec/translate"
+	"slipstream/pool"
+	"slipstream/tokenize"
+)
+
+// Per-request overheads of a local count (docs/TOKENS.md): each message
+// costs its role and delimiters, each tool its framing, and each image a
+// fixed estimate, since image sizes are not decoded.
+const (
+	tokensPerMessage = 3
+	tokensPerReply   = 3
+	tokensPerTool    = 8
+	tokensPerImage   = 765
+)
+
+// countTokens answers POST /v1/messages/count_tokens, POST
+// /v1/responses/input_tokens and Gemini :countTokens with a local count
+// over the request in neutral form. For Claude and Gemini models the count
+// is an o200k estimate.
 func (s *Server) countTokens(x *exchange) {
-	s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusNotImplemented, "token counting is not available yet")
+	ctx, d := x.ctx, x.rt.dialect
+	body := ctx.Request.Body()
+	if !gjson.Valid(pool.B2S(body)) {
+		s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
+		return
+	}
+	if d == codec.DialectGemini {
+		x.model = x.geminiModel
+		if inner := codec.Get(body, "generateContentRequest"); inner.IsObject() {
+			body = codec.Raw(inner)
+		}
+	} else {
+		x.model = codec.Content(codec.Get(body, "model"))
+	}
+	if !x.key.allows(pool.B2S(x.model)) {
+		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
+		return
+	}
+	if err := translate.DecodeRequest(d, &x.req, body); err != nil {
+		s.writeError(ctx, d, fasthttp.StatusBadRequest, "cannot read request: "+err.Error())
+		return
+	}
+	n := countRequest(tokenize.ForModel(pool.B2S(x.model)), &x.req)
+	out := pool.Get(128)
+	switch d {
+	case codec.DialectAnthropic:
+		out.B = append(out.B, `{"input_tokens":`...)
+	case codec.DialectGemini:
+		out.B = append(out.B, `{"totalTokens":`...)
+	default:
+		out.B = append(out.B, `{"object":"response.input_tokens","input_tokens":`...)
+	}
+	out.B = codec.AppendInt(out.B, int64(n))
+	out.B = append(out.B, '}')
+	ctx.SetContentType("application/json")
+	ctx.SetBody(out.B)
+	pool.Put(out)
+}
+
+// countRequest counts every text span of r: system, message parts, tool
+// calls and results, and tool definitions.
+func countRequest(enc *tokenize.Encoding, r *codec.Request) int {
+	c := spanCounter{enc: enc, buf: pool.Get(4096)}
+	defer pool.Put(c.buf)
+	n := tokensPerReply
+	for _, s := range r.System {
+		n += c.text(s)
+	}
+	if len(r.System) > 0 {
+		n += tokensPerMessage
+	}
+	n += len(r.Messages) * tokensPerMessage
+	for i := range r.Parts {
+		n += c.part(&r.Parts[i])
+	}
+	for i := range r.Tools {
+		t := &r.Tools[i]
+		n += tokensPerTool + c.text(t.Name) + c.text(t.Description) + c.raw(t.Schema)
+	}
+	return n
+}
+
+// spanCounter counts escaped JSON string content after unescaping it into
+// a reused buffer, so counts match what the model reads.
+type spanCounter struct {
+	enc *tokenize.Encoding
+	buf *pool.Buffer
+}
+
+func (c *spanCounter) text(esc []byte) int {
+	if len(esc) == 0 {
+		return 0
+	}
+	var err error
+	c.buf.B, err = codec.AppendUnescaped(c.buf.B[:0], esc)
+	if err != nil {
+		return c.enc.Count(esc)
+	}
+	return c.enc.Count(c.buf.B)
+}
+
+func (c *spanCounter) raw(v []byte) int { return c.enc.Count(v) }
+
+func (c *spanCounter) part(p *codec.Part) int {
+	switch p.Kind {
+	case codec.PartImage:
+		return tokensPerImage
+	case codec.PartToolCall:
+		n := c.text(p.Name) + c.text(p.ID)
+		if p.ArgsString && len(p.Args) >= 2 {
+			return n + c.text(p.Args[1:len(p.Args)-1])
+		}
+		return n + c.raw(p.Args)
+	case codec.PartToolResult:
+		return c.text(p.ID)
+	case codec.PartRedactedThinking:
+		return 0
+	}
+	return c.text(p.Text)
 }
