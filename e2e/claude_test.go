@@ -44,9 +44,14 @@ type claudeOutput struct {
 	Result  string `json:"result"`
 	IsError bool   `json:"is_error"`
 	NumTurn int    `json:"num_turns"`
+	Usage   struct {
+		Input  int `json:"input_tokens"`
+		Output int `json:"output_tokens"`
+	} `json:"usage"`
 }
 
-// wantClaudeResult checks exit 0 and the final text in Claude Code's JSON.
+// wantClaudeResult checks exit 0 and the final text in Claude Code's JSON,
+// and that the stub's usage (stubIn/stubOut per upstream call) reached it.
 func wantClaudeResult(t *testing.T, res cliResult, want string, s *stub) {
 	t.Helper()
 	var out claudeOutput
@@ -54,6 +59,11 @@ func wantClaudeResult(t *testing.T, res cliResult, want string, s *stub) {
 	if res.Code != 0 || err != nil || out.IsError || out.Result != want {
 		t.Errorf("claude: exit %d, parse error %v, result %+v; want exit 0, is_error false, result %q\nstdout:\n%s\nstderr:\n%s\nupstream requests:\n%s",
 			res.Code, err, out, want, clip(res.Stdout, 3000), clip(res.Stderr, 3000), s.Dump())
+		return
+	}
+	calls := len(s.Requests())
+	if out.Usage.Input != stubIn*calls || out.Usage.Output != stubOut*calls {
+		t.Errorf("claude usage = %+v, want input %d, output %d (%d upstream calls)", out.Usage, stubIn*calls, stubOut*calls, calls)
 	}
 }
 
