@@ -89,6 +89,7 @@ func TestClaudeCode(t *testing.T) {
 	for _, up := range claudeUpstreams {
 		t.Run(up.name+"/text", func(t *testing.T) { testClaudeText(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/tool", func(t *testing.T) { testClaudeTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testClaudeThinkingTool(t, up.kind, up.api, up.dialect) })
 	}
 }
 
@@ -167,5 +168,46 @@ func wantToolRoundTrip(t *testing.T, dialect string, r *stubReq, callID, name, w
 	}
 	if len(results) != 1 || results[0].ID != callID || !strings.Contains(results[0].Text, want) {
 		t.Errorf("history tool results = %+v, want one paired with %q holding %q\nrequest: %s", results, callID, want, clip(r.Body, 4000))
+	}
+}
+
+// testClaudeThinkingTool: the upstream reasons before its tool call (a
+// Responses reasoning item with encrypted_content, or Chat
+// reasoning_content) and before its final answer. Claude Code must still
+// complete the turn with only the answer as its result, and on a Responses
+// upstream the next request must carry the reasoning back with its
+// encrypted_content intact (Claude Code replays it as a signed thinking
+// block).
+func testClaudeThinkingTool(t *testing.T, kind, api, dialect string) {
+	dir := t.TempDir()
+	marker := "MARKER-thinking-" + dialect
+	file := filepath.Join(dir, "marker.txt")
+	if err := os.WriteFile(file, []byte(marker+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const callID = "call_stub_read_02"
+	const sig = "gAAAAB-stub-encrypted-reasoning_0123456789+/=="
+	final := "Read the marker after thinking, all done."
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		_, results := toolHistory(dialect, r.JSON)
+		if len(results) > 0 || !contains(toolNames(dialect, r.JSON), "Read") {
+			return stubAnswer{Text: final, Thinking: "The file was read; answer now.", Signature: sig + "-2"}
+		}
+		return stubAnswer{Tool: "Read", ToolArgs: js(map[string]string{"file_path": file}), CallID: callID,
+			Thinking: "I should read the file first.", Signature: sig}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runClaude(t, p, "gpt-e2e-"+dialect, dir, "Read marker.txt and tell me what it says.")
+	wantClaudeResult(t, res, final, s)
+	main := mainRequests(t, s)
+	if len(main) < 2 {
+		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())
+	}
+	wantToolRoundTrip(t, dialect, main[1], callID, "Read", marker)
+	if dialect == dialectResponses {
+		th := thinkingHistory(dialect, main[1].JSON)
+		if len(th) != 1 || th[0].Signature != sig {
+			t.Errorf("reasoning items in the follow-up request = %+v, want one with encrypted_content %q\nrequest: %s", th, sig, clip(main[1].Body, 3000))
+		}
 	}
 }

@@ -141,6 +141,7 @@ func TestCodex(t *testing.T) {
 	for _, up := range codexUpstreams {
 		t.Run(up.name+"/text", func(t *testing.T) { testCodexText(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/tool", func(t *testing.T) { testCodexTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testCodexThinkingTool(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/apply_patch", func(t *testing.T) { testCodexApplyPatch(t, up.kind, up.api, up.dialect) })
 	}
 }
@@ -245,4 +246,38 @@ func testCodexApplyPatch(t *testing.T, kind, api, dialect string) {
 		t.Fatalf("upstream saw %d requests with tools, want 2 (apply_patch call, then its result)\n%s", len(main), s.Dump())
 	}
 	wantToolRoundTrip(t, dialect, main[1], callID, "apply_patch", "hello.txt")
+}
+
+// testCodexThinkingTool: the upstream thinks before its tool call (an
+// Anthropic thinking block with a signature, or Chat reasoning_content)
+// and before its final answer. Codex must complete the turn with only the
+// answer, and on an Anthropic upstream the next request must replay the
+// thinking block, signature intact, ahead of the tool_use.
+func testCodexThinkingTool(t *testing.T, kind, api, dialect string) {
+	word := "thought-" + dialect
+	const callID = "call_stub_shell_02"
+	const sig = "EqQBCkYIBRgCKkBstub-signature_0123456789+/=="
+	final := "Ran the command after thinking, all done."
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		_, results := toolHistory(dialect, r.JSON)
+		if len(results) > 0 {
+			return stubAnswer{Text: final, Thinking: "It printed the word; answer now.", Signature: sig + "-2"}
+		}
+		return stubAnswer{Tool: "exec_command", ToolArgs: codexShellArgs("exec_command", word), CallID: callID,
+			Thinking: "I should run echo first.", Signature: sig}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runCodex(t, p, codexModel, t.TempDir(), "Run echo and tell me what it printed.")
+	wantCodexResult(t, res, final, s)
+	main := mainRequests(t, s)
+	if len(main) < 2 {
+		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())
+	}
+	wantToolRoundTrip(t, dialect, main[1], callID, "exec_command", word)
+	if dialect == dialectAnthropic {
+		th := thinkingHistory(dialect, main[1].JSON)
+		if len(th) != 1 || th[0].Signature != sig {
+			t.Errorf("thinking blocks in the follow-up request = %+v, want one with signature %q\nrequest: %s", th, sig, clip(main[1].Body, 3000))
+		}
+	}
 }

@@ -119,3 +119,32 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// thinking is a reasoning item or thinking block found in a request's
+// history: its text and its opaque signature (Responses
+// encrypted_content, Anthropic signature).
+type thinking struct{ Text, Signature string }
+
+// thinkingHistory returns the reasoning carried in a request's history.
+func thinkingHistory(dialect string, req map[string]any) []thinking {
+	var out []thinking
+	switch dialect {
+	case dialectResponses:
+		for _, x := range asList(req["input"]) {
+			m := asMap(x)
+			if asString(m["type"]) == "reasoning" {
+				out = append(out, thinking{flatText(m["summary"]), asString(m["encrypted_content"])})
+			}
+		}
+	case dialectAnthropic:
+		for _, x := range asList(req["messages"]) {
+			for _, y := range asList(asMap(x)["content"]) {
+				b := asMap(y)
+				if asString(b["type"]) == "thinking" {
+					out = append(out, thinking{asString(b["thinking"]), asString(b["signature"])})
+				}
+			}
+		}
+	}
+	return out
+}

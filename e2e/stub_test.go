@@ -44,6 +44,11 @@ type stubAnswer struct {
 	Tool     string // tool name; empty for a text answer
 	ToolArgs string // JSON object text
 	CallID   string
+	// Thinking, when set, comes first: a Responses reasoning item with a
+	// summary and encrypted_content Signature, an Anthropic thinking block
+	// with signature Signature, or Chat reasoning_content deltas.
+	Thinking  string
+	Signature string
 }
 
 // stub is an in-test upstream speaking one provider dialect over SSE (and
@@ -189,6 +194,12 @@ func chatEvents(model string, a stubAnswer) []string {
 	chunk := func(choices string) string { return "data: " + head + `"choices":[` + choices + `]}` + "\n\n" }
 	var out []string
 	finish := "stop"
+	if a.Thinking != "" {
+		out = append(out, chunk(`{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":""},"logprobs":null,"finish_reason":null}`))
+		for _, p := range halves(a.Thinking) {
+			out = append(out, chunk(`{"index":0,"delta":{"reasoning_content":`+js(p)+`},"logprobs":null,"finish_reason":null}`))
+		}
+	}
 	if a.Tool == "" {
 		out = append(out, chunk(`{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}`))
 		for _, p := range halves(a.Text) {
@@ -212,11 +223,15 @@ func chatUsage() string {
 }
 
 func chatBody(model string, a stubAnswer) string {
-	msg := `{"role":"assistant","content":` + js(a.Text) + `,"refusal":null,"annotations":[]}`
+	reasoning := ""
+	if a.Thinking != "" {
+		reasoning = `"reasoning_content":` + js(a.Thinking) + `,`
+	}
+	msg := `{"role":"assistant",` + reasoning + `"content":` + js(a.Text) + `,"refusal":null,"annotations":[]}`
 	finish := "stop"
 	if a.Tool != "" {
 		finish = "tool_calls"
-		msg = `{"role":"assistant","content":null,"refusal":null,"annotations":[],"tool_calls":[{"id":` + js(a.CallID) + `,"type":"function","function":{"name":` + js(a.Tool) + `,"arguments":` + js(a.ToolArgs) + `}}]}`
+		msg = `{"role":"assistant",` + reasoning + `"content":null,"refusal":null,"annotations":[],"tool_calls":[{"id":` + js(a.CallID) + `,"type":"function","function":{"name":` + js(a.Tool) + `,"arguments":` + js(a.ToolArgs) + `}}]}`
 	}
 	return `{"id":"chatcmpl-stub","object":"chat.completion","created":1730000000,"model":` + js(model) +
 		`,"choices":[{"index":0,"logprobs":null,"finish_reason":"` + finish + `","message":` + msg + `}],"usage":` + chatUsage() + `}`
@@ -242,6 +257,21 @@ func responsesItem(a stubAnswer, done bool) string {
 	return `{"id":"msg_stub","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":` + js(a.Text) + `,"annotations":[]}]}`
 }
 
+func responsesReasoning(a stubAnswer, done bool) string {
+	if !done {
+		return `{"id":"rs_stub","type":"reasoning","summary":[]}`
+	}
+	return `{"id":"rs_stub","type":"reasoning","summary":[{"type":"summary_text","text":` + js(a.Thinking) + `}],"encrypted_content":` + js(a.Signature) + `}`
+}
+
+// responsesOutput is the response's output array content when done.
+func responsesOutput(a stubAnswer) string {
+	if a.Thinking == "" {
+		return responsesItem(a, true)
+	}
+	return responsesReasoning(a, true) + "," + responsesItem(a, true)
+}
+
 func responsesObject(model, status, output, usage string) string {
 	return `{"id":"resp_stub","object":"response","created_at":1730000000,"status":"` + status + `","model":` + js(model) +
 		`,"error":null,"incomplete_details":null,"instructions":null,"metadata":{},"parallel_tool_calls":true,"temperature":1.0,"top_p":1.0,"tool_choice":"auto","tools":[],"output":[` + output + `],"usage":` + usage + `}`
@@ -254,14 +284,28 @@ func responsesEvents(model string, a stubAnswer) []string {
 	}
 	ev("response.created", `,"response":`+responsesObject(model, "in_progress", "", "null"))
 	ev("response.in_progress", `,"response":`+responsesObject(model, "in_progress", "", "null"))
-	ev("response.output_item.added", `,"output_index":0,"item":`+responsesItem(a, false))
+	idx := 0
+	if a.Thinking != "" {
+		loc := `,"item_id":"rs_stub","output_index":0,"summary_index":0`
+		ev("response.output_item.added", `,"output_index":0,"item":`+responsesReasoning(a, false))
+		ev("response.reasoning_summary_part.added", loc+`,"part":{"type":"summary_text","text":""}`)
+		for _, p := range halves(a.Thinking) {
+			ev("response.reasoning_summary_text.delta", loc+`,"delta":`+js(p))
+		}
+		ev("response.reasoning_summary_text.done", loc+`,"text":`+js(a.Thinking))
+		ev("response.reasoning_summary_part.done", loc+`,"part":{"type":"summary_text","text":`+js(a.Thinking)+`}`)
+		ev("response.output_item.done", `,"output_index":0,"item":`+responsesReasoning(a, true))
+		idx = 1
+	}
+	oi := `,"output_index":` + fmt.Sprint(idx)
+	ev("response.output_item.added", oi+`,"item":`+responsesItem(a, false))
 	if a.Tool != "" {
 		for _, p := range halves(a.ToolArgs) {
-			ev("response.function_call_arguments.delta", `,"item_id":"fc_stub","output_index":0,"delta":`+js(p))
+			ev("response.function_call_arguments.delta", `,"item_id":"fc_stub"`+oi+`,"delta":`+js(p))
 		}
-		ev("response.function_call_arguments.done", `,"item_id":"fc_stub","output_index":0,"name":`+js(a.Tool)+`,"arguments":`+js(a.ToolArgs))
+		ev("response.function_call_arguments.done", `,"item_id":"fc_stub"`+oi+`,"name":`+js(a.Tool)+`,"arguments":`+js(a.ToolArgs))
 	} else {
-		loc := `,"item_id":"msg_stub","output_index":0,"content_index":0`
+		loc := `,"item_id":"msg_stub"` + oi + `,"content_index":0`
 		ev("response.content_part.added", loc+`,"part":{"type":"output_text","text":"","annotations":[]}`)
 		for _, p := range halves(a.Text) {
 			ev("response.output_text.delta", loc+`,"delta":`+js(p)+`,"logprobs":[]`)
@@ -269,13 +313,13 @@ func responsesEvents(model string, a stubAnswer) []string {
 		ev("response.output_text.done", loc+`,"text":`+js(a.Text)+`,"logprobs":[]`)
 		ev("response.content_part.done", loc+`,"part":{"type":"output_text","text":`+js(a.Text)+`,"annotations":[]}`)
 	}
-	ev("response.output_item.done", `,"output_index":0,"item":`+responsesItem(a, true))
-	ev("response.completed", `,"response":`+responsesObject(model, "completed", responsesItem(a, true), responsesUsage()))
+	ev("response.output_item.done", oi+`,"item":`+responsesItem(a, true))
+	ev("response.completed", `,"response":`+responsesObject(model, "completed", responsesOutput(a), responsesUsage()))
 	return out
 }
 
 func responsesBody(model string, a stubAnswer) string {
-	return responsesObject(model, "completed", responsesItem(a, true), responsesUsage())
+	return responsesObject(model, "completed", responsesOutput(a), responsesUsage())
 }
 
 // --- Anthropic Messages ---
@@ -286,21 +330,31 @@ func anthropicEvents(model string, a stubAnswer) []string {
 	ev("message_start", `{"type":"message_start","message":{"id":"msg_stub","type":"message","role":"assistant","model":`+js(model)+
 		`,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`+fmt.Sprint(stubIn)+`,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`)
 	stop := "end_turn"
+	i := "0"
+	if a.Thinking != "" {
+		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`)
+		for _, p := range halves(a.Thinking) {
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":`+js(p)+`}}`)
+		}
+		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":`+js(a.Signature)+`}}`)
+		ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+		i = "1"
+	}
 	if a.Tool == "" {
-		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+		ev("content_block_start", `{"type":"content_block_start","index":`+i+`,"content_block":{"type":"text","text":""}}`)
 		ev("ping", `{"type":"ping"}`)
 		for _, p := range halves(a.Text) {
-			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+js(p)+`}}`)
+			ev("content_block_delta", `{"type":"content_block_delta","index":`+i+`,"delta":{"type":"text_delta","text":`+js(p)+`}}`)
 		}
 	} else {
 		stop = "tool_use"
-		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":`+js(a.CallID)+`,"name":`+js(a.Tool)+`,"input":{}}}`)
-		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}`)
+		ev("content_block_start", `{"type":"content_block_start","index":`+i+`,"content_block":{"type":"tool_use","id":`+js(a.CallID)+`,"name":`+js(a.Tool)+`,"input":{}}}`)
+		ev("content_block_delta", `{"type":"content_block_delta","index":`+i+`,"delta":{"type":"input_json_delta","partial_json":""}}`)
 		for _, p := range halves(a.ToolArgs) {
-			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+js(p)+`}}`)
+			ev("content_block_delta", `{"type":"content_block_delta","index":`+i+`,"delta":{"type":"input_json_delta","partial_json":`+js(p)+`}}`)
 		}
 	}
-	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	ev("content_block_stop", `{"type":"content_block_stop","index":`+i+`}`)
 	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`","stop_sequence":null},"usage":{"output_tokens":`+fmt.Sprint(stubOut)+`}}`)
 	ev("message_stop", `{"type":"message_stop"}`)
 	return out
@@ -312,6 +366,9 @@ func anthropicBody(model string, a stubAnswer) string {
 	if a.Tool != "" {
 		stop = "tool_use"
 		content = `{"type":"tool_use","id":` + js(a.CallID) + `,"name":` + js(a.Tool) + `,"input":` + a.ToolArgs + `}`
+	}
+	if a.Thinking != "" {
+		content = `{"type":"thinking","thinking":` + js(a.Thinking) + `,"signature":` + js(a.Signature) + `},` + content
 	}
 	return `{"id":"msg_stub","type":"message","role":"assistant","model":` + js(model) + `,"content":[` + content +
 		`],"stop_reason":"` + stop + `","stop_sequence":null,"usage":{"input_tokens":` + fmt.Sprint(stubIn) +
