@@ -22,7 +22,7 @@ func (r *Report) TargetNotes() {
 			continue
 		}
 		for _, miss := range misses(row) {
-			r.Notef("target missed: %s %s (c=%d): %s", row.Workload, row.Case, row.Concurrency, miss)
+			r.Notef("target missed: %s %s%s: %s", row.Workload, row.Case, concSuffix(row.Concurrency), miss)
 		}
 	}
 }
@@ -48,4 +48,11 @@ func misses(row *Row) []string {
 		}
 	}
 	return out
+}
+
+func concSuffix(c int) string {
+	if c == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (c=%d)", c)
 }
