@@ -1,0 +1,49 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+)
+
+// BenchmarkProxySameDialect measures one 10.8 KB same-dialect request
+// through slipstream to a stub upstream over loopback, and the same through
+// net/http/httputil.ReverseProxy as the baseline, in one run.
+func BenchmarkProxySameDialect(b *testing.B) {
+	up := rawUpstream(b, httpReply("application/json", chatReply))
+	body := chatBody(10_800, false)
+	req := rawRequest("/v1/chat/completions", body)
+
+	b.Run("slipstream", func(b *testing.B) {
+		yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+		base, _ := startServer(b, yml, up)
+		benchRaw(b, base, req, len(body))
+	})
+	b.Run("httputil.ReverseProxy", func(b *testing.B) {
+		target, _ := url.Parse(up)
+		rp := httputil.NewSingleHostReverseProxy(target)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &http.Server{Handler: rp}
+		go srv.Serve(ln)
+		b.Cleanup(func() { srv.Close() })
+		benchRaw(b, "http://"+ln.Addr().String(), req, len(body))
+	})
+}
+
+func benchRaw(b *testing.B, base string, req []byte, size int) {
+	rc := dialRaw(b, base)
+	rc.do(b, req)
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if status, _ := rc.do(b, req); status != 200 {
+			b.Fatalf("status %d", status)
+		}
+	}
+}
