@@ -88,6 +88,9 @@ func newExchange() *exchange {
 // body (x.req holds views into it).
 func (x *exchange) release() {
 	x.s.leave(x.size)
+	if x.s.cfg.Log.Access {
+		x.logAccess()
+	}
 	if x.ts != nil {
 		translate.ReleaseStream(x.ts)
 		x.ts = nil
@@ -148,3 +151,21 @@ type noCopy struct{}
 
 func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
+
+// logAccess writes one access-log line. It names the key and provider,
+// never a secret.
+func (x *exchange) logAccess() {
+	key, prov := "-", "-"
+	if x.key != nil {
+		key = x.key.name
+	}
+	if x.target.Provider != nil {
+		prov = x.target.Provider.Name
+	}
+	u := codec.Usage{}
+	if x.ts != nil {
+		u = x.ts.Usage()
+	}
+	x.s.log.Printf("%s %s key=%s model=%q provider=%s status=%d stream=%v body=%d in=%d out=%d estimated=%v",
+		x.ctx.Method(), x.ctx.Path(), key, x.model, prov, x.ctx.Response.StatusCode(), x.stream, x.size, u.Input, u.Output, u.Estimated)
+}
