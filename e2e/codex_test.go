@@ -134,6 +134,7 @@ func wantCodexResult(t *testing.T, res cliResult, want string, s *stub) {
 var codexUpstreams = []struct{ name, kind, api, dialect string }{
 	{"anthropic", "anthropic", "", dialectAnthropic},
 	{"chat", "openai", "chat", dialectChat},
+	{"gemini", "gemini", "", dialectGemini},
 }
 
 func TestCodex(t *testing.T) {
@@ -158,8 +159,8 @@ func testCodexText(t *testing.T, kind, api, dialect string) {
 		return
 	}
 	r := main[0]
-	if r.JSON["model"] != model {
-		t.Errorf("upstream model = %v, want %s", r.JSON["model"], model)
+	if m := upstreamModel(dialect, r); m != model {
+		t.Errorf("upstream model = %q, want %s", m, model)
 	}
 	if !strings.Contains(string(r.Body), "Reply with the word PONG.") {
 		t.Errorf("upstream request lacks the prompt: %s", clip(r.Body, 2000))

@@ -18,6 +18,7 @@ const (
 	dialectChat      = "chat"
 	dialectResponses = "responses"
 	dialectAnthropic = "anthropic"
+	dialectGemini    = "gemini"
 )
 
 // stubPath is the path each dialect's stub serves generation on. slipstream
@@ -27,11 +28,25 @@ var stubPath = map[string]string{
 	dialectChat:      "/v1/chat/completions",
 	dialectResponses: "/v1/responses",
 	dialectAnthropic: "/v1/messages",
+	dialectGemini:    "/v1beta/models/", // + {model}:generateContent or :streamGenerateContent
+}
+
+// isGenerate reports whether a request is a generation call in dialect.
+func isGenerate(dialect, method, path string) bool {
+	if method != "POST" {
+		return false
+	}
+	if dialect != dialectGemini {
+		return path == stubPath[dialect]
+	}
+	rest, ok := strings.CutPrefix(path, stubPath[dialectGemini])
+	return ok && (strings.HasSuffix(rest, ":generateContent") || strings.HasSuffix(rest, ":streamGenerateContent"))
 }
 
 // stubReq is one request the stub received.
 type stubReq struct {
 	Method, Path string
+	Query        string
 	Header       http.Header
 	Body         []byte
 	JSON         map[string]any // Body decoded, nil when it is not a JSON object
@@ -49,6 +64,9 @@ type stubAnswer struct {
 	// with signature Signature, or Chat reasoning_content deltas.
 	Thinking  string
 	Signature string
+	// SignedText puts a Gemini signature on the last non-empty text
+	// increment instead of a trailing empty part.
+	SignedText bool
 }
 
 // stub is an in-test upstream speaking one provider dialect over SSE (and
@@ -73,7 +91,7 @@ func newStub(t *testing.T, dialect string, decide func(r *stubReq) stubAnswer) *
 
 // BaseURL is the base_url slipstream's provider should use.
 func (s *stub) BaseURL() string {
-	if s.dialect == dialectAnthropic {
+	if s.dialect == dialectAnthropic || s.dialect == dialectGemini {
 		return s.srv.URL
 	}
 	return s.srv.URL + "/v1"
@@ -86,7 +104,7 @@ func (s *stub) Requests() []*stubReq {
 	defer s.mu.Unlock()
 	var out []*stubReq
 	for _, r := range s.reqs {
-		if r.Method == "POST" && r.Path == stubPath[s.dialect] {
+		if isGenerate(s.dialect, r.Method, r.Path) {
 			out = append(out, r)
 		}
 	}
@@ -106,7 +124,7 @@ func (s *stub) Dump() string {
 
 func (s *stub) serve(w http.ResponseWriter, hr *http.Request) {
 	body, _ := io.ReadAll(hr.Body)
-	r := &stubReq{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body}
+	r := &stubReq{Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery, Header: hr.Header.Clone(), Body: body}
 	json.Unmarshal(body, &r.JSON)
 	s.mu.Lock()
 	s.reqs = append(s.reqs, r)
@@ -117,7 +135,7 @@ func (s *stub) serve(w http.ResponseWriter, hr *http.Request) {
 		name := fmt.Sprintf("%s-%s-%02d.json", strings.ReplaceAll(s.t.Name(), "/", "_"), s.dialect, n)
 		os.WriteFile(filepath.Join(d, name), body, 0o644)
 	}
-	if hr.Method != "POST" || hr.URL.Path != stubPath[s.dialect] || r.JSON == nil {
+	if !isGenerate(s.dialect, hr.Method, hr.URL.Path) || r.JSON == nil {
 		s.t.Errorf("stub %s: unexpected request %s %s: %s", s.dialect, hr.Method, hr.URL.Path, clip(body, 500))
 		http.Error(w, `{"error":{"message":"stub: unexpected request","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
@@ -125,6 +143,13 @@ func (s *stub) serve(w http.ResponseWriter, hr *http.Request) {
 	a := s.decide(r)
 	model, _ := r.JSON["model"].(string)
 	stream, _ := r.JSON["stream"].(bool)
+	if s.dialect == dialectGemini {
+		model, _, _ = strings.Cut(strings.TrimPrefix(hr.URL.Path, stubPath[dialectGemini]), ":")
+		stream = strings.HasSuffix(hr.URL.Path, ":streamGenerateContent")
+		if stream && hr.URL.Query().Get("alt") != "sse" {
+			s.t.Errorf("stub gemini: streamGenerateContent without alt=sse: %s", hr.URL)
+		}
+	}
 	if !stream {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, s.body(model, a))
@@ -171,6 +196,8 @@ func (s *stub) events(model string, a stubAnswer) []string {
 		return chatEvents(model, a)
 	case dialectResponses:
 		return responsesEvents(model, a)
+	case dialectGemini:
+		return geminiEvents(model, a)
 	default:
 		return anthropicEvents(model, a)
 	}
@@ -182,6 +209,8 @@ func (s *stub) body(model string, a stubAnswer) string {
 		return chatBody(model, a)
 	case dialectResponses:
 		return responsesBody(model, a)
+	case dialectGemini:
+		return geminiBody(model, a)
 	default:
 		return anthropicBody(model, a)
 	}
@@ -373,4 +402,75 @@ func anthropicBody(model string, a stubAnswer) string {
 	return `{"id":"msg_stub","type":"message","role":"assistant","model":` + js(model) + `,"content":[` + content +
 		`],"stop_reason":"` + stop + `","stop_sequence":null,"usage":{"input_tokens":` + fmt.Sprint(stubIn) +
 		`,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":` + fmt.Sprint(stubOut) + `}}`
+}
+
+// --- Gemini generateContent ---
+
+func geminiUsage(final bool) string {
+	if !final {
+		return fmt.Sprintf(`{"promptTokenCount":%d,"totalTokenCount":%d}`, stubIn, stubIn)
+	}
+	return fmt.Sprintf(`{"promptTokenCount":%d,"candidatesTokenCount":%d,"totalTokenCount":%d}`, stubIn, stubOut, stubIn+stubOut)
+}
+
+// geminiParts are the answer's parts: an optional thought, then text or
+// one functionCall (no id, as the Developer API sends it; the signature
+// rides on it as thoughtSignature).
+func geminiParts(a stubAnswer, text string) []string {
+	var parts []string
+	if a.Thinking != "" {
+		parts = append(parts, `{"text":`+js(a.Thinking)+`,"thought":true}`)
+	}
+	sig := ""
+	if a.Signature != "" {
+		sig = `,"thoughtSignature":` + js(a.Signature)
+	}
+	if a.Tool != "" {
+		return append(parts, `{"functionCall":{"name":`+js(a.Tool)+`,"args":`+a.ToolArgs+`}`+sig+`}`)
+	}
+	return append(parts, `{"text":`+js(text)+sig+`}`)
+}
+
+func geminiResponse(model string, parts []string, finish, usage string) string {
+	if finish != "" {
+		finish = `,"finishReason":"` + finish + `"`
+	}
+	return `{"candidates":[{"content":{"role":"model","parts":[` + strings.Join(parts, ",") + `]}` + finish +
+		`,"index":0}],"usageMetadata":` + usage + `,"modelVersion":` + js(model) + `,"responseId":"stub-resp"}`
+}
+
+func geminiEvents(model string, a stubAnswer) []string {
+	ev := func(parts []string, final bool) string {
+		finish := ""
+		if final {
+			finish = "STOP"
+		}
+		return "data: " + geminiResponse(model, parts, finish, geminiUsage(final)) + "\r\n\r\n"
+	}
+	if a.Tool != "" {
+		return []string{ev(geminiParts(a, ""), true)}
+	}
+	// Text in two increments, the thought first; the signature, if any,
+	// on a final empty text part as Gemini 3 sends it (api-formats.md D.3),
+	// or on the last text increment when SignedText is set.
+	h := halves(a.Text)
+	var out []string
+	if a.Thinking != "" {
+		out = append(out, ev([]string{`{"text":` + js(a.Thinking) + `,"thought":true}`}, false))
+	}
+	for i, p := range h {
+		part := `{"text":` + js(p) + `}`
+		if i == len(h)-1 && a.SignedText && a.Signature != "" {
+			part = `{"text":` + js(p) + `,"thoughtSignature":` + js(a.Signature) + `}`
+		}
+		out = append(out, ev([]string{part}, i == len(h)-1 && (a.Signature == "" || a.SignedText)))
+	}
+	if a.Signature != "" && !a.SignedText {
+		out = append(out, ev([]string{`{"text":"","thoughtSignature":` + js(a.Signature) + `}`}, true))
+	}
+	return out
+}
+
+func geminiBody(model string, a stubAnswer) string {
+	return geminiResponse(model, geminiParts(a, a.Text), "STOP", geminiUsage(true))
 }
