@@ -1,6 +1,8 @@
 package tokenize
 
 import (
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -48,7 +50,40 @@ func classAt(t []byte, i int) (class, int) {
 		return asciiClass[b], 1
 	}
 	r, n := utf8.DecodeRune(t[i:])
+	if r < bmpSize {
+		return bmpClassOf(r), n
+	}
 	return classifySlow(r), n
+}
+
+// bmpSize is how many runes the class cache covers: the Basic Multilingual
+// Plane, where nearly all non-ASCII text lives.
+const bmpSize = 1 << 16
+
+// The class cache holds the class of every BMP rune, filled lazily one block
+// of 256 runes at a time, so text in one script touches a few blocks. It is
+// static data (64 KiB of BSS, paged in as used), not heap. A block is read
+// only after its ready flag is set, which orders the fill before the read.
+var (
+	bmpClass      [bmpSize]class
+	bmpBlockOnce  [bmpSize >> 8]sync.Once
+	bmpBlockReady [bmpSize >> 8]atomic.Bool
+)
+
+func bmpClassOf(r rune) class {
+	if !bmpBlockReady[r>>8].Load() {
+		fillBMPBlock(r >> 8)
+	}
+	return bmpClass[r]
+}
+
+func fillBMPBlock(block rune) {
+	bmpBlockOnce[block].Do(func() {
+		for r := block << 8; r < (block+1)<<8; r++ {
+			bmpClass[r] = classifySlow(r)
+		}
+		bmpBlockReady[block].Store(true)
+	})
 }
 
 func classifySlow(r rune) class {

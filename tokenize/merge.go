@@ -12,10 +12,13 @@ const smallPiece = 48
 // The result equals tiktoken's: repeatedly merge the adjacent pair whose
 // concatenation has the lowest rank, the leftmost one on ties.
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
-	if len(piece) <= smallPiece {
+	switch {
+	case len(piece) <= smallPiece:
 		return st.mergeSmall(t, piece, dst, ids)
+	case len(piece) < bucketPiece:
+		return st.mergeHeap(t, piece, dst, ids)
 	}
-	return st.mergeHeap(t, piece, dst, ids)
+	return st.mergeBuckets(t, piece, dst, ids)
 }
 
 // rankOf returns the rank of b, or noRank when b is not a token.
@@ -34,7 +37,7 @@ func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint3
 		bounds = append(bounds, int32(i))
 	}
 	for i := 0; i+1 < len(p); i++ {
-		pairs = append(pairs, t.rankOf(p[i:i+2]))
+		pairs = append(pairs, t.pair(p[i], p[i+1]))
 	}
 	for len(pairs) > 0 {
 		k, low := 0, noRank
@@ -75,12 +78,15 @@ func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32
 	n := int32(len(p))
 	st.growHeapScratch(int(n))
 	next, prev, pairRank, partRank := st.next, st.prev, st.pairRank, st.partRank
+	if cap(st.heap) < len(p) {
+		st.heap = make([]uint64, 0, len(p)+len(p)/2)
+	}
 	h := st.heap[:0]
 	for i := int32(0); i < n; i++ {
 		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
 	}
 	for i := int32(0); i+1 < n; i++ {
-		if r := t.rankOf(p[i : i+2]); r != noRank {
+		if r := t.pair(p[i], p[i+1]); r != noRank {
 			pairRank[i] = r
 			h = append(h, heapEntry(r, i))
 		}
@@ -128,8 +134,12 @@ func heapEntry(rank uint32, pos int32) uint64 {
 	return uint64(rank)<<32 | uint64(uint32(pos))
 }
 
+// The heap is 4-ary: half the depth of a binary heap, and the four
+// children of a node share a cache line, which makes the pops that dominate
+// long merges about twice as fast (BenchmarkRun100KB).
+
 func heapInit(h []uint64) {
-	for i := len(h)/2 - 1; i >= 0; i-- {
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		heapDown(h, i)
 	}
 }
@@ -138,7 +148,7 @@ func heapPush(h []uint64, e uint64) []uint64 {
 	h = append(h, e)
 	i := len(h) - 1
 	for i > 0 {
-		parent := (i - 1) / 2
+		parent := (i - 1) / 4
 		if h[parent] <= e {
 			break
 		}
@@ -162,19 +172,24 @@ func heapPop(h []uint64) (uint64, []uint64) {
 
 func heapDown(h []uint64, i int) {
 	e := h[i]
+	n := len(h)
 	for {
-		c := 2*i + 1
-		if c >= len(h) {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		if c+1 < len(h) && h[c+1] < h[c] {
-			c++
+		m := c
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if h[k] < h[m] {
+				m = k
+			}
 		}
-		if e <= h[c] {
+		if e <= h[m] {
 			break
 		}
-		h[i] = h[c]
-		i = c
+		h[i] = h[m]
+		i = m
 	}
 	h[i] = e
 }

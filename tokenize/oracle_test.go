@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 
@@ -97,3 +98,7 @@ func decodeEach(e *Encoding, ids []uint32) []string {
 	}
 	return out
 }
+
+func syncOnceReset() sync.Once { return sync.Once{} }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -121,7 +121,7 @@ func withContraction(t []byte, end int) int {
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at t[i],
-// where t[i] == '\'', or 0. No non-ASCII rune lowercases to one of these
+// where t[i] is an apostrophe, or 0. No non-ASCII rune lowercases to one of these
 // letters (a test checks), so ASCII case folding is exact.
 func contraction(t []byte, i int) int {
 	if i+1 >= len(t) {

@@ -23,6 +23,7 @@ type state struct {
 	partRank []uint32 // mergeHeap: rank of the part starting at i
 	heap     []uint64 // mergeHeap: rank<<32 | position
 	fixed    []byte   // a piece with invalid UTF-8 replaced by U+FFFD
+	buckets  buckets  // mergeBuckets
 }
 
 var statePool sync.Pool
@@ -38,7 +39,7 @@ func acquireState() *state {
 // releaseState returns st to the pool unless it grew past maxPooledScratch.
 func releaseState(st *state) {
 	if cap(st.next) > maxPooledScratch || cap(st.heap) > maxPooledScratch ||
-		cap(st.fixed) > maxPooledScratch {
+		cap(st.fixed) > maxPooledScratch || cap(st.buckets.pos) > maxPooledScratch {
 		return
 	}
 	statePool.Put(st)

@@ -1,0 +1,60 @@
+package tokenize
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// corpusFiles returns the committed exactness corpus, name -> contents.
+func corpusFiles(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	paths, err := filepath.Glob("testdata/corpus/*")
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("cannot list corpus: %v (%d files)", err, len(paths))
+	}
+	files := make(map[string][]byte, len(paths))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatalf("cannot read corpus file: %s", err)
+		}
+		files[filepath.Base(p)] = b
+	}
+	return files
+}
+
+func TestCorpusExact(t *testing.T) {
+	for name, text := range corpusFiles(t) {
+		for _, e := range []*Encoding{O200k(), Cl100k()} {
+			t.Run(name+"/"+e.Name(), func(t *testing.T) {
+				checkExact(t, e, text)
+			})
+		}
+	}
+}
+
+// runChars are the characters repeated by TestRunsExact: letters of each
+// case class, digits, punctuation, each kind of whitespace, multi-byte runes.
+var runChars = []string{
+	"a", "A", " ", "\n", "\t", "\r\n", ".", "0", "'", "/", "é", "É", "中", "ア", "😀",
+	"\u00a0", "\u3000", "\u0301", "ab", "Ab",
+}
+
+func TestRunsExact(t *testing.T) {
+	lengths := []int{1, 2, 3, 4, 5, 7, 16, 17, 100, 1000}
+	long := []int{4096, 16 << 10}
+	if testing.Short() {
+		long = nil
+	}
+	for _, c := range runChars {
+		for _, n := range append(lengths, long...) {
+			run := bytes.Repeat([]byte(c), max(1, n/len(c)))
+			for _, text := range [][]byte{run, append(append([]byte("x"), run...), 'x')} {
+				checkExact(t, O200k(), text)
+				checkExact(t, Cl100k(), text)
+			}
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package tokenize
+
+import (
+	"bytes"
+	"sort"
+	"testing"
+	"unicode/utf8"
+)
+
+// mixFiles are the corpus files of the "mix" benchmark input: English
+// prose, source code in six languages and an agent request in JSON.
+var mixFiles = []string{
+	"prose.en.txt", "code.go.txt", "request.json", "code.py.txt", "code.ts.txt",
+	"code.rs.txt", "code.sh.txt", "code.sql.txt",
+}
+
+// mixText returns size bytes of prose, code and JSON (mixFiles), repeated
+// and cut at a rune boundary.
+func mixText(tb testing.TB, size int) []byte {
+	return repeatFiles(tb, size, mixFiles)
+}
+
+// allText is mixText over the whole corpus: adds prose in six other
+// scripts, emoji, base64 and the edge-case files.
+func allText(tb testing.TB, size int) []byte {
+	files := corpusFiles(tb)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return repeatFiles(tb, size, names)
+}
+
+func repeatFiles(tb testing.TB, size int, names []string) []byte {
+	tb.Helper()
+	files := corpusFiles(tb)
+	var out []byte
+	for len(out) < size {
+		for _, name := range names {
+			out = append(out, files[name]...)
+			out = append(out, "\n\n"...)
+		}
+	}
+	out = out[:size]
+	for !utf8.Valid(out) {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+func BenchmarkFirstUse(b *testing.B) {
+	for _, blob := range []struct {
+		name string
+		data string
+	}{{"o200k_base", o200kBlob}, {"cl100k_base", cl100kBlob}} {
+		b.Run(blob.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				newTable(blob.data)
+			}
+		})
+	}
+}
+
+func BenchmarkFirstUseTiktoken(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		oracles = nil
+		oracleOnce = syncOnceReset()
+		oracle(b, "o200k_base")
+	}
+}
+
+func BenchmarkCount(b *testing.B) {
+	inputs := []struct {
+		name string
+		text []byte
+	}{{"mix1MB", mixText(b, 1<<20)}, {"all1MB", allText(b, 1<<20)}}
+	for _, e := range []*Encoding{O200k(), Cl100k()} {
+		for _, in := range inputs {
+			b.Run(e.Name()+"/"+in.name, func(b *testing.B) {
+				e.Count(nil)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(in.text)))
+				for b.Loop() {
+					e.Count(in.text)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkCountTiktoken(b *testing.B) {
+	inputs := []struct {
+		name string
+		text string
+	}{{"mix1MB", string(mixText(b, 1<<20))}, {"all1MB", string(allText(b, 1<<20))}}
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		for _, in := range inputs {
+			b.Run(name+"/"+in.name, func(b *testing.B) {
+				o := oracle(b, name)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(in.text)))
+				for b.Loop() {
+					o.EncodeOrdinary(in.text)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkAppendTokens(b *testing.B) {
+	text := mixText(b, 1<<20)
+	e := O200k()
+	dst := e.AppendTokens(nil, text)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		dst = e.AppendTokens(dst[:0], text)
+	}
+}
+
+// runTexts are the worst cases for merging: one piece of 100 KB.
+var runTexts = []struct {
+	name string
+	text []byte
+}{
+	{"a", bytes.Repeat([]byte("a"), 100<<10)},
+	{"space", bytes.Repeat([]byte(" "), 100<<10)},
+	{"newline", bytes.Repeat([]byte("\n"), 100<<10)},
+	{"digit", bytes.Repeat([]byte("7"), 100<<10)},
+	{"han", bytes.Repeat([]byte("中"), 100<<10/3)},
+	{"ab", bytes.Repeat([]byte("ab"), 100<<10/2)},
+}
+
+func BenchmarkRun100KB(b *testing.B) {
+	for _, e := range []*Encoding{O200k(), Cl100k()} {
+		for _, run := range runTexts {
+			b.Run(e.Name()+"/"+run.name, func(b *testing.B) {
+				e.Count(nil)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(run.text)))
+				for b.Loop() {
+					e.Count(run.text)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRun100KBTiktoken takes seconds per iteration: it is quadratic.
+func BenchmarkRun100KBTiktoken(b *testing.B) {
+	o := oracle(b, "o200k_base")
+	for _, run := range runTexts[:2] {
+		text := string(run.text)
+		b.Run("o200k_base/"+run.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				o.EncodeOrdinary(text)
+			}
+		})
+	}
+}
+
+func BenchmarkMerge(b *testing.B) {
+	t := O200k().table()
+	st := acquireState()
+	defer releaseState(st)
+	for _, n := range []int{8, 16, 32, 48, 64, 128} {
+		piece := bytes.Repeat([]byte("xq"), n/2)
+		b.Run("small/"+itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				st.mergeSmall(t, piece, nil, false)
+			}
+		})
+		b.Run("heap/"+itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				st.mergeHeap(t, piece, nil, false)
+			}
+		})
+	}
+}
