@@ -1,0 +1,33 @@
+package tokenize
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestMergeStrategiesAgree: the quadratic scan, the heap and the rank
+// buckets give the same tokens on the same piece, whatever its length.
+func TestMergeStrategiesAgree(t *testing.T) {
+	alphabet := [][]byte{[]byte("a"), []byte("b"), []byte(" "), []byte("ab"), []byte("the"),
+		[]byte("中"), []byte("é"), []byte("=")}
+	rng := rand.New(rand.NewSource(1))
+	st := acquireState()
+	defer releaseState(st)
+	for _, e := range []*Encoding{O200k(), Cl100k()} {
+		tab := e.table()
+		for range 300 {
+			var p []byte
+			for n := 2 + rng.Intn(300); len(p) < n; {
+				p = append(p, alphabet[rng.Intn(len(alphabet))]...)
+			}
+			small, n1 := st.mergeSmall(tab, p, nil, true)
+			heap, n2 := st.mergeHeap(tab, p, nil, true)
+			buck, n3 := st.mergeBuckets(tab, p, nil, true)
+			if !slices.Equal(small, heap) || !slices.Equal(small, buck) || n1 != len(small) ||
+				n2 != n1 || n3 != n1 {
+				t.Fatalf("%s: merges of %q disagree:\nsmall %v\nheap  %v\nbuck  %v", e.Name(), p, small, heap, buck)
+			}
+		}
+	}
+}
