@@ -83,6 +83,7 @@ var claudeUpstreams = []struct{ name, kind, api, dialect string }{
 	{"chat", "openai", "chat", dialectChat},
 	{"responses", "openai", "responses", dialectResponses},
 	{"gemini", "gemini", "", dialectGemini},
+	{"anthropic", "anthropic", "", dialectAnthropic}, // same dialect: pass-through
 }
 
 func TestClaudeCode(t *testing.T) {
@@ -209,10 +210,19 @@ func testClaudeThinkingTool(t *testing.T, kind, api, dialect string) {
 		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())
 	}
 	wantToolRoundTrip(t, dialect, main[1], callID, "Read", marker)
-	if dialect == dialectResponses {
-		th := thinkingHistory(dialect, main[1].JSON)
-		if len(th) != 1 || th[0].Signature != sig {
-			t.Errorf("reasoning items in the follow-up request = %+v, want one with encrypted_content %q\nrequest: %s", th, sig, clip(main[1].Body, 3000))
-		}
+	wantSignatureBack(t, dialect, main[1], sig)
+}
+
+// wantSignatureBack checks that a follow-up request to a Responses or
+// Anthropic upstream carries the reasoning of the previous answer with its
+// opaque signature intact (encrypted_content or signature).
+func wantSignatureBack(t *testing.T, dialect string, r *stubReq, sig string) {
+	t.Helper()
+	if dialect != dialectResponses && dialect != dialectAnthropic {
+		return
+	}
+	th := thinkingHistory(dialect, r.JSON)
+	if len(th) != 1 || th[0].Signature != sig {
+		t.Errorf("reasoning in the follow-up request = %+v, want one item with signature/encrypted_content %q\nrequest: %s", th, sig, clip(r.Body, 3000))
 	}
 }

@@ -64,6 +64,9 @@ type stubAnswer struct {
 	// with signature Signature, or Chat reasoning_content deltas.
 	Thinking  string
 	Signature string
+	// Custom makes a Responses stub answer a custom_tool_call whose input
+	// is ToolArgs as free text (other dialects have only JSON arguments).
+	Custom bool
 	// SignedText puts a Gemini signature on the last non-empty text
 	// increment instead of a trailing empty part.
 	SignedText bool
@@ -273,6 +276,13 @@ func responsesUsage() string {
 }
 
 func responsesItem(a stubAnswer, done bool) string {
+	if a.Tool != "" && a.Custom {
+		status, input := "in_progress", ""
+		if done {
+			status, input = "completed", a.ToolArgs
+		}
+		return `{"id":"ctc_stub","type":"custom_tool_call","status":"` + status + `","call_id":` + js(a.CallID) + `,"name":` + js(a.Tool) + `,"input":` + js(input) + `}`
+	}
 	if a.Tool != "" {
 		status, args := "in_progress", ""
 		if done {
@@ -328,7 +338,12 @@ func responsesEvents(model string, a stubAnswer) []string {
 	}
 	oi := `,"output_index":` + fmt.Sprint(idx)
 	ev("response.output_item.added", oi+`,"item":`+responsesItem(a, false))
-	if a.Tool != "" {
+	if a.Tool != "" && a.Custom {
+		for _, p := range halves(a.ToolArgs) {
+			ev("response.custom_tool_call_input.delta", `,"item_id":"ctc_stub"`+oi+`,"delta":`+js(p))
+		}
+		ev("response.custom_tool_call_input.done", `,"item_id":"ctc_stub"`+oi+`,"input":`+js(a.ToolArgs))
+	} else if a.Tool != "" {
 		for _, p := range halves(a.ToolArgs) {
 			ev("response.function_call_arguments.delta", `,"item_id":"fc_stub"`+oi+`,"delta":`+js(p))
 		}
