@@ -12,13 +12,24 @@ import (
 )
 
 // runTokens implements `slipstream tokens [-encoding E] [-ids] [FILE]`: it
-// prints the token count of FILE (or stdin), or the token ids one per line.
+// prints the token count of FILE (or stdin when FILE is absent or "-"), or
+// with -ids the token ids one per line, exactly as tiktoken's
+// encode_ordinary gives them. It returns the exit code: 0 on success, 1 when
+// the input cannot be read or the output written, 2 on bad usage.
 func runTokens(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("encoding", "o200k_base", "o200k_base or cl100k_base")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: slipstream tokens [-encoding o200k_base|cl100k_base] [-ids] [FILE]")
+		fs.PrintDefaults()
+	}
+	name := fs.String("encoding", "o200k_base", "encoding: o200k_base or cl100k_base")
 	ids := fs.Bool("ids", false, "print the token ids, one per line, instead of the count")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
 		return 2
 	}
 	enc, err := tokenize.Get(*name)
@@ -26,35 +37,49 @@ func runTokens(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	in := stdin
-	if fs.NArg() > 0 {
-		f, err := os.Open(fs.Arg(0))
-		if err != nil {
-			fmt.Fprintf(stderr, "cannot open input: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
-	}
-	text, err := io.ReadAll(in)
+	text, err := readTokensInput(fs.Arg(0), stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "cannot read input: %v\n", err)
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if !*ids {
-		fmt.Fprintln(stdout, enc.Count(text))
-		return 0
-	}
-	w := bufio.NewWriter(stdout)
-	var line []byte
-	for _, id := range enc.AppendTokens(nil, text) {
-		line = strconv.AppendUint(line[:0], uint64(id), 10)
-		line = append(line, '\n')
-		_, _ = w.Write(line)
-	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintf(stderr, "cannot write: %v\n", err)
+	if err := writeTokens(stdout, enc, text, *ids); err != nil {
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	return 0
+}
+
+func readTokensInput(path string, stdin io.Reader) ([]byte, error) {
+	if path == "" || path == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read stdin: %w", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read input: %w", err)
+	}
+	return b, nil
+}
+
+func writeTokens(stdout io.Writer, enc *tokenize.Encoding, text []byte, ids bool) error {
+	w := bufio.NewWriter(stdout)
+	var line []byte
+	if !ids {
+		line = strconv.AppendInt(line, int64(enc.Count(text)), 10)
+		line = append(line, '\n')
+		w.Write(line) // a write error sticks and Flush reports it
+	} else {
+		for _, id := range enc.AppendTokens(nil, text) {
+			line = strconv.AppendUint(line[:0], uint64(id), 10)
+			line = append(line, '\n')
+			w.Write(line)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("cannot write output: %w", err)
+	}
+	return nil
 }
