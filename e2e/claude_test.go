@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -92,6 +93,7 @@ func TestClaudeCode(t *testing.T) {
 		t.Run(up.name+"/text", func(t *testing.T) { testClaudeText(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/tool", func(t *testing.T) { testClaudeTool(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testClaudeThinkingTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/truncated", func(t *testing.T) { testClaudeTruncated(t, up.kind, up.api, up.dialect) })
 	}
 }
 
@@ -224,5 +226,33 @@ func wantSignatureBack(t *testing.T, dialect string, r *stubReq, sig string) {
 	th := thinkingHistory(dialect, r.JSON)
 	if len(th) != 1 || th[0].Signature != sig {
 		t.Errorf("reasoning in the follow-up request = %+v, want one item with signature/encrypted_content %q\nrequest: %s", th, sig, clip(r.Body, 3000))
+	}
+}
+
+// testClaudeTruncated: the upstream's first stream stops halfway, without
+// its terminal event. slipstream must not turn that into a success: Claude
+// Code either retries (and then shows the whole answer from the second,
+// complete, upstream answer) or reports an error; a successful result
+// holding a partial answer is the failure this test exists for.
+func testClaudeTruncated(t *testing.T, kind, api, dialect string) {
+	const full = "This answer arrives whole only on the second attempt."
+	var mu sync.Mutex
+	n := 0
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return stubAnswer{Text: full, Truncate: n == 1}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runClaude(t, p, "gpt-e2e-"+dialect, t.TempDir(), "Reply with the word PONG.")
+	var out claudeOutput
+	err := json.Unmarshal(lastJSONLine(res.Stdout), &out)
+	t.Logf("claude after a truncated upstream stream: exit %d, is_error %v, result %q, %d upstream requests", res.Code, out.IsError, out.Result, len(s.Requests()))
+	if res.Code == 0 && err == nil && !out.IsError && out.Result != full {
+		t.Errorf("claude reported success with result %q after a truncated upstream stream; want the whole answer %q (after a retry) or an error\nupstream requests:\n%s", out.Result, full, s.Dump())
+	}
+	if len(s.Requests()) < 2 && (res.Code == 0 && !out.IsError) {
+		t.Errorf("claude succeeded without retrying the truncated turn")
 	}
 }

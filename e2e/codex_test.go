@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "PROXY_API_KEY"
 request_max_retries = 0
-stream_max_retries = 0
+stream_max_retries = 1
 supports_websockets = false
 
 [analytics]
@@ -144,6 +145,7 @@ func TestCodex(t *testing.T) {
 		t.Run(up.name+"/text", func(t *testing.T) { testCodexText(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/tool", func(t *testing.T) { testCodexTool(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testCodexThinkingTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/truncated", func(t *testing.T) { testCodexTruncated(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/apply_patch", func(t *testing.T) { testCodexApplyPatch(t, up.kind, up.api, up.dialect) })
 	}
 }
@@ -281,4 +283,31 @@ func testCodexThinkingTool(t *testing.T, kind, api, dialect string) {
 	}
 	wantToolRoundTrip(t, dialect, main[1], callID, "exec_command", word)
 	wantSignatureBack(t, dialect, main[1], sig)
+}
+
+// testCodexTruncated: the upstream's first stream stops halfway, without
+// its terminal event. slipstream must not fake a response.completed: Codex
+// reconnects (stream_max_retries = 1) and shows the whole answer of the
+// second, complete, upstream answer, or fails; success with a partial
+// answer is the failure this test exists for.
+func testCodexTruncated(t *testing.T, kind, api, dialect string) {
+	const full = "This answer arrives whole only on the second attempt."
+	var mu sync.Mutex
+	n := 0
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return stubAnswer{Text: full, Truncate: n == 1}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runCodex(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
+	ev := parseCodexJSONL(res.Stdout)
+	t.Logf("codex after a truncated upstream stream: exit %d, completed %v, answer %q, errors %q, %d upstream requests", res.Code, ev.Completed, ev.Answer, ev.Errors, len(s.Requests()))
+	if res.Code == 0 && ev.Completed && ev.Answer != full {
+		t.Errorf("codex completed the turn with answer %q after a truncated upstream stream; want the whole answer %q (after a retry) or a failure\nstdout:\n%s\nupstream requests:\n%s", ev.Answer, full, clip(res.Stdout, 3000), s.Dump())
+	}
+	if res.Code == 0 && len(s.Requests()) < 2 {
+		t.Errorf("codex succeeded without retrying the truncated turn")
+	}
 }

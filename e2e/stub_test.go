@@ -64,6 +64,9 @@ type stubAnswer struct {
 	// with signature Signature, or Chat reasoning_content deltas.
 	Thinking  string
 	Signature string
+	// Truncate sends only the first half of the stream's events, then
+	// ends the response without the dialect's terminal event.
+	Truncate bool
 	// Custom makes a Responses stub answer a custom_tool_call whose input
 	// is ToolArgs as free text (other dialects have only JSON arguments).
 	Custom bool
@@ -161,7 +164,11 @@ func (s *stub) serve(w http.ResponseWriter, hr *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl, _ := w.(http.Flusher)
-	for _, ev := range s.events(model, a) {
+	evs := s.events(model, a)
+	if a.Truncate {
+		evs = evs[:len(evs)/2]
+	}
+	for _, ev := range evs {
 		io.WriteString(w, ev)
 		if fl != nil {
 			fl.Flush()
