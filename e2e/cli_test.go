@@ -114,8 +114,11 @@ func wantUpstreamAuth(t *testing.T, dialect string, r *stubReq) {
 	t.Helper()
 	got := r.Header.Get("Authorization")
 	want := "Bearer sk-upstream-stub-key"
-	if dialect == dialectAnthropic {
+	switch dialect {
+	case dialectAnthropic:
 		got, want = r.Header.Get("X-Api-Key"), "sk-upstream-stub-key"
+	case dialectGemini:
+		got, want = r.Header.Get("X-Goog-Api-Key"), "sk-upstream-stub-key"
 	}
 	if got != want {
 		t.Errorf("upstream credential = %q, want %q", got, want)

@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,7 +39,7 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "PROXY_API_KEY"
 request_max_retries = 0
-stream_max_retries = 0
+stream_max_retries = 1
 supports_websockets = false
 
 [analytics]
@@ -48,7 +50,7 @@ plugins = false
 `, model, proxyURL)
 }
 
-// runCodex runs `codex exec --skip-git-repo-check --ephemeral PROMPT` in
+// runCodex runs `codex exec --json --skip-git-repo-check --ephemeral PROMPT` in
 // dir with a fresh CODEX_HOME and HOME.
 func runCodex(t *testing.T, p *proxy, model, dir, prompt string) cliResult {
 	t.Helper()
@@ -61,7 +63,7 @@ func runCodex(t *testing.T, p *proxy, model, dir, prompt string) cliResult {
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(p.URL, model)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return runCLI(t, node, []string{script, "exec", "--skip-git-repo-check", "--ephemeral", prompt}, dir, []string{
+	return runCLI(t, node, []string{script, "exec", "--json", "--skip-git-repo-check", "--ephemeral", prompt}, dir, []string{
 		"HOME=" + home,
 		"CODEX_HOME=" + codexHome,
 		"PROXY_API_KEY=" + testKey,
@@ -69,13 +71,63 @@ func runCodex(t *testing.T, p *proxy, model, dir, prompt string) cliResult {
 	})
 }
 
-// wantCodexResult checks exit 0 and that the final answer is on stdout
-// (codex exec prints the last agent message there).
+// codexEvents is what `codex exec --json` printed that the tests check:
+// the last agent message and the turn's usage.
+type codexEvents struct {
+	Answer    string
+	Completed bool
+	Usage     struct {
+		Input  int `json:"input_tokens"`
+		Output int `json:"output_tokens"`
+	}
+	Errors []string
+}
+
+func parseCodexJSONL(b []byte) codexEvents {
+	var ev codexEvents
+	for _, line := range strings.Split(string(b), "\n") {
+		var e struct {
+			Type string `json:"type"`
+			Item struct {
+				Type    string `json:"type"`
+				Text    string `json:"text"`
+				Message string `json:"message"`
+			} `json:"item"`
+			Usage   json.RawMessage `json:"usage"`
+			Message string          `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		switch {
+		case e.Type == "item.completed" && e.Item.Type == "agent_message":
+			ev.Answer = e.Item.Text
+		case e.Type == "item.completed" && e.Item.Type == "error":
+			ev.Errors = append(ev.Errors, e.Item.Message)
+		case e.Type == "turn.completed":
+			ev.Completed = true
+			json.Unmarshal(e.Usage, &ev.Usage)
+		case e.Type == "turn.failed" || e.Type == "error":
+			ev.Errors = append(ev.Errors, line)
+		}
+	}
+	return ev
+}
+
+// wantCodexResult checks exit 0, a completed turn whose last agent message
+// is want, and that the stub's usage (stubIn/stubOut per upstream call)
+// reached Codex.
 func wantCodexResult(t *testing.T, res cliResult, want string, s *stub) {
 	t.Helper()
-	if res.Code != 0 || !strings.Contains(string(res.Stdout), want) {
-		t.Errorf("codex: exit %d, want exit 0 with %q on stdout\nstdout:\n%s\nstderr:\n%s\nupstream requests:\n%s",
-			res.Code, want, clip(res.Stdout, 3000), clip(res.Stderr, 4000), s.Dump())
+	ev := parseCodexJSONL(res.Stdout)
+	calls := len(s.Requests())
+	if res.Code != 0 || !ev.Completed || ev.Answer != want {
+		t.Errorf("codex: exit %d, turn completed %v, answer %q, errors %q; want exit 0, a completed turn, answer %q\nstdout:\n%s\nstderr:\n%s\nupstream requests:\n%s",
+			res.Code, ev.Completed, ev.Answer, ev.Errors, want, clip(res.Stdout, 3000), clip(res.Stderr, 4000), s.Dump())
+		return
+	}
+	if ev.Usage.Input != stubIn*calls || ev.Usage.Output != stubOut*calls {
+		t.Errorf("codex usage = %+v, want input %d, output %d (%d upstream calls)", ev.Usage, stubIn*calls, stubOut*calls, calls)
 	}
 }
 
@@ -83,6 +135,8 @@ func wantCodexResult(t *testing.T, res cliResult, want string, s *stub) {
 var codexUpstreams = []struct{ name, kind, api, dialect string }{
 	{"anthropic", "anthropic", "", dialectAnthropic},
 	{"chat", "openai", "chat", dialectChat},
+	{"gemini", "gemini", "", dialectGemini},
+	{"responses", "openai", "responses", dialectResponses}, // same dialect: pass-through
 }
 
 func TestCodex(t *testing.T) {
@@ -90,6 +144,9 @@ func TestCodex(t *testing.T) {
 	for _, up := range codexUpstreams {
 		t.Run(up.name+"/text", func(t *testing.T) { testCodexText(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/tool", func(t *testing.T) { testCodexTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testCodexThinkingTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/truncated", func(t *testing.T) { testCodexTruncated(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/apply_patch", func(t *testing.T) { testCodexApplyPatch(t, up.kind, up.api, up.dialect) })
 	}
 }
 
@@ -97,7 +154,7 @@ func testCodexText(t *testing.T, kind, api, dialect string) {
 	want := fmt.Sprintf("PONG from the %s stub ✓ \"quoted\"", dialect)
 	s := newStub(t, dialect, func(r *stubReq) stubAnswer { return stubAnswer{Text: want} })
 	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
-	model := "claude-e2e-" + dialect
+	model := codexModel
 	res := runCodex(t, p, model, t.TempDir(), "Reply with the word PONG.")
 	wantCodexResult(t, res, want, s)
 	main := mainRequests(t, s)
@@ -105,8 +162,8 @@ func testCodexText(t *testing.T, kind, api, dialect string) {
 		return
 	}
 	r := main[0]
-	if r.JSON["model"] != model {
-		t.Errorf("upstream model = %v, want %s", r.JSON["model"], model)
+	if m := upstreamModel(dialect, r); m != model {
+		t.Errorf("upstream model = %q, want %s", m, model)
 	}
 	if !strings.Contains(string(r.Body), "Reply with the word PONG.") {
 		t.Errorf("upstream request lacks the prompt: %s", clip(r.Body, 2000))
@@ -151,11 +208,106 @@ func testCodexTool(t *testing.T, kind, api, dialect string) {
 		return stubAnswer{Text: final}
 	})
 	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
-	res := runCodex(t, p, "claude-e2e-"+dialect, t.TempDir(), "Run echo and tell me what it printed.")
+	res := runCodex(t, p, codexModel, t.TempDir(), "Run echo and tell me what it printed.")
 	wantCodexResult(t, res, final, s)
 	main := mainRequests(t, s)
 	if len(main) < 2 {
 		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())
 	}
 	wantToolRoundTrip(t, dialect, main[1], callID, tool, word)
+}
+
+// codexModel is a model Codex knows, so it sends its full production
+// request (custom apply_patch, namespace and web_search tools, reasoning)
+// rather than the fallback shape; slipstream routes it to the stub.
+const codexModel = "gpt-5.5"
+
+// testCodexApplyPatch has the stub call Codex's apply_patch, a Responses
+// `custom` tool (free text with a grammar) that slipstream must offer the
+// upstream as a function of one string and hand back to Codex as a
+// custom_tool_call; Codex then applies the patch in its working directory.
+func testCodexApplyPatch(t *testing.T, kind, api, dialect string) {
+	dir := t.TempDir()
+	const callID = "call_stub_patch_01"
+	content := "patched through " + dialect
+	patch := "*** Begin Patch\n*** Add File: hello.txt\n+" + content + "\n*** End Patch\n"
+	final := "The patch is applied, all done."
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		_, results := toolHistory(dialect, r.JSON)
+		if len(results) > 0 || !contains(toolNames(dialect, r.JSON), "apply_patch") {
+			return stubAnswer{Text: final}
+		}
+		if dialect == dialectResponses {
+			// Same dialect: apply_patch is a custom tool on the wire.
+			return stubAnswer{Tool: "apply_patch", ToolArgs: patch, CallID: callID, Custom: true}
+		}
+		return stubAnswer{Tool: "apply_patch", ToolArgs: js(map[string]string{"input": patch}), CallID: callID}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runCodex(t, p, codexModel, dir, "Create hello.txt with a patch.")
+	wantCodexResult(t, res, final, s)
+	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || strings.TrimSpace(string(got)) != content {
+		t.Errorf("hello.txt after apply_patch: %q, %v; want %q", got, err, content)
+	}
+	main := mainRequests(t, s)
+	if len(main) < 2 {
+		t.Fatalf("upstream saw %d requests with tools, want 2 (apply_patch call, then its result)\n%s", len(main), s.Dump())
+	}
+	wantToolRoundTrip(t, dialect, main[1], callID, "apply_patch", "hello.txt")
+}
+
+// testCodexThinkingTool: the upstream thinks before its tool call (an
+// Anthropic thinking block with a signature, or Chat reasoning_content)
+// and before its final answer. Codex must complete the turn with only the
+// answer, and on an Anthropic upstream the next request must replay the
+// thinking block, signature intact, ahead of the tool_use.
+func testCodexThinkingTool(t *testing.T, kind, api, dialect string) {
+	word := "thought-" + dialect
+	const callID = "call_stub_shell_02"
+	const sig = "EqQBCkYIBRgCKkBstub-signature_0123456789+/=="
+	final := "Ran the command after thinking, all done."
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		_, results := toolHistory(dialect, r.JSON)
+		if len(results) > 0 {
+			return stubAnswer{Text: final, Thinking: "It printed the word; answer now.", Signature: sig + "-2"}
+		}
+		return stubAnswer{Tool: "exec_command", ToolArgs: codexShellArgs("exec_command", word), CallID: callID,
+			Thinking: "I should run echo first.", Signature: sig}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runCodex(t, p, codexModel, t.TempDir(), "Run echo and tell me what it printed.")
+	wantCodexResult(t, res, final, s)
+	main := mainRequests(t, s)
+	if len(main) < 2 {
+		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())
+	}
+	wantToolRoundTrip(t, dialect, main[1], callID, "exec_command", word)
+	wantSignatureBack(t, dialect, main[1], sig)
+}
+
+// testCodexTruncated: the upstream's first stream stops halfway, without
+// its terminal event. slipstream must not fake a response.completed: Codex
+// reconnects (stream_max_retries = 1) and shows the whole answer of the
+// second, complete, upstream answer, or fails; success with a partial
+// answer is the failure this test exists for.
+func testCodexTruncated(t *testing.T, kind, api, dialect string) {
+	const full = "This answer arrives whole only on the second attempt."
+	var mu sync.Mutex
+	n := 0
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return stubAnswer{Text: full, Truncate: n == 1}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runCodex(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
+	ev := parseCodexJSONL(res.Stdout)
+	t.Logf("codex after a truncated upstream stream: exit %d, completed %v, answer %q, errors %q, %d upstream requests", res.Code, ev.Completed, ev.Answer, ev.Errors, len(s.Requests()))
+	if res.Code == 0 && ev.Completed && ev.Answer != full {
+		t.Errorf("codex completed the turn with answer %q after a truncated upstream stream; want the whole answer %q (after a retry) or a failure\nstdout:\n%s\nupstream requests:\n%s", ev.Answer, full, clip(res.Stdout, 3000), s.Dump())
+	}
+	if res.Code == 0 && len(s.Requests()) < 2 {
+		t.Errorf("codex succeeded without retrying the truncated turn")
+	}
 }

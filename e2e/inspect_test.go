@@ -39,6 +39,14 @@ func toolNames(dialect string, req map[string]any) []string {
 		}
 	}
 	tools, _ := req["tools"].([]any)
+	if dialect == dialectGemini {
+		for _, x := range tools {
+			for _, f := range asList(asMap(x)["functionDeclarations"]) {
+				names = append(names, asString(asMap(f)["name"]))
+			}
+		}
+		return names
+	}
 	walk(tools)
 	return names
 }
@@ -69,6 +77,22 @@ func toolHistory(dialect string, req map[string]any) (calls []toolCall, results 
 				calls = append(calls, toolCall{asString(m["call_id"]), asString(m["name"]), asString(m["input"])})
 			case "function_call_output", "custom_tool_call_output":
 				results = append(results, toolResult{asString(m["call_id"]), flatText(m["output"])})
+			}
+		}
+	case dialectGemini:
+		// Gemini calls usually carry no id: they pair by name, so ID is
+		// the id when present, else the name.
+		for _, x := range asList(req["contents"]) {
+			for _, y := range asList(asMap(x)["parts"]) {
+				p := asMap(y)
+				if fc := asMap(p["functionCall"]); fc != nil {
+					args, _ := json.Marshal(fc["args"])
+					calls = append(calls, toolCall{firstOf(asString(fc["id"]), asString(fc["name"])), asString(fc["name"]), string(args)})
+				}
+				if fr := asMap(p["functionResponse"]); fr != nil {
+					resp, _ := json.Marshal(fr["response"])
+					results = append(results, toolResult{firstOf(asString(fr["id"]), asString(fr["name"])), string(resp)})
+				}
 			}
 		}
 	case dialectAnthropic:
@@ -118,4 +142,51 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// thinking is a reasoning item or thinking block found in a request's
+// history: its text and its opaque signature (Responses
+// encrypted_content, Anthropic signature).
+type thinking struct{ Text, Signature string }
+
+// thinkingHistory returns the reasoning carried in a request's history.
+func thinkingHistory(dialect string, req map[string]any) []thinking {
+	var out []thinking
+	switch dialect {
+	case dialectResponses:
+		for _, x := range asList(req["input"]) {
+			m := asMap(x)
+			if asString(m["type"]) == "reasoning" {
+				out = append(out, thinking{flatText(m["summary"]), asString(m["encrypted_content"])})
+			}
+		}
+	case dialectAnthropic:
+		for _, x := range asList(req["messages"]) {
+			for _, y := range asList(asMap(x)["content"]) {
+				b := asMap(y)
+				if asString(b["type"]) == "thinking" {
+					out = append(out, thinking{asString(b["thinking"]), asString(b["signature"])})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstOf returns a unless it is empty, else b.
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// upstreamModel is the model a request names: in the body, or for Gemini
+// in the path (/v1beta/models/{model}:method).
+func upstreamModel(dialect string, r *stubReq) string {
+	if dialect == dialectGemini {
+		m, _, _ := strings.Cut(strings.TrimPrefix(r.Path, stubPath[dialectGemini]), ":")
+		return m
+	}
+	return asString(r.JSON["model"])
 }

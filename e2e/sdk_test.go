@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -15,11 +16,49 @@ const sdkTool = "get_weather"
 // sdkResults is what an sdk/*.mjs script prints: one entry per case.
 type sdkResults map[string]json.RawMessage
 
-// startSDK starts slipstream on the mock and runs one SDK script.
-func startSDK(t *testing.T, pkg, script string) sdkResults {
-	t.Helper()
+// sdkUpstreams are what serves the SDKs: the mock provider, and a stub of
+// each provider dialect (translated everywhere but on the SDK's own
+// dialect).
+var sdkUpstreams = []struct{ name, kind, api, dialect string }{
+	{"mock", "mock", "", ""},
+	{"anthropic", "anthropic", "", dialectAnthropic},
+	{"chat", "openai", "chat", dialectChat},
+	{"responses", "openai", "responses", dialectResponses},
+	{"gemini", "gemini", "", dialectGemini},
+}
+
+// sdkStubDecide answers like the mock: a get_weather call when the request
+// offers it and says "call get_weather", else mockReply.
+func sdkStubDecide(dialect string) func(r *stubReq) stubAnswer {
+	return func(r *stubReq) stubAnswer {
+		if contains(toolNames(dialect, r.JSON), sdkTool) && strings.Contains(string(r.Body), "call "+sdkTool) {
+			return stubAnswer{Tool: sdkTool, ToolArgs: `{"city":"Paris"}`, CallID: "call_stub_weather_01"}
+		}
+		return stubAnswer{Text: mockReply}
+	}
+}
+
+// forEachUpstream runs fn as a subtest per upstream, with slipstream in
+// front of it and the SDK script's results.
+func forEachUpstream(t *testing.T, pkg, script string, fn func(t *testing.T, res sdkResults)) {
 	node := needNode(t, pkg)
-	p := startSlipstream(t, mockConfig(mockReply))
+	for _, up := range sdkUpstreams {
+		t.Run(up.name, func(t *testing.T) {
+			var p *proxy
+			if up.kind == "mock" {
+				p = startSlipstream(t, mockConfig(mockReply))
+			} else {
+				s := newStub(t, up.dialect, sdkStubDecide(up.dialect))
+				p = startSlipstream(t, upstreamConfig(up.kind, up.api, s.BaseURL()))
+			}
+			fn(t, runSDK(t, node, script, p))
+		})
+	}
+}
+
+// runSDK runs one SDK script against slipstream.
+func runSDK(t *testing.T, node, script string, p *proxy) sdkResults {
+	t.Helper()
 	var res sdkResults
 	runNode(t, node, script, []string{
 		"SLIPSTREAM_URL=" + p.URL,
@@ -101,7 +140,10 @@ func wantUsage(t *testing.T, m map[string]any, key, in, out, total string) {
 }
 
 func TestOpenAISDK(t *testing.T) {
-	res := startSDK(t, "openai", "openai.mjs")
+	forEachUpstream(t, "openai", "openai.mjs", testOpenAISDK)
+}
+
+func testOpenAISDK(t *testing.T, res sdkResults) {
 	t.Run("chat", func(t *testing.T) {
 		m := sdkCase(t, res, "chat")
 		wantEq(t, m, "text", mockReply)
@@ -158,7 +200,10 @@ func TestOpenAISDK(t *testing.T) {
 }
 
 func TestAnthropicSDK(t *testing.T) {
-	res := startSDK(t, "@anthropic-ai/sdk", "anthropic.mjs")
+	forEachUpstream(t, "@anthropic-ai/sdk", "anthropic.mjs", testAnthropicSDK)
+}
+
+func testAnthropicSDK(t *testing.T, res sdkResults) {
 	for _, name := range []string{"messages", "messages_stream"} {
 		t.Run(name, func(t *testing.T) {
 			m := sdkCase(t, res, name)
@@ -199,7 +244,10 @@ func TestAnthropicSDK(t *testing.T) {
 }
 
 func TestGenAISDK(t *testing.T) {
-	res := startSDK(t, "@google/genai", "genai.mjs")
+	forEachUpstream(t, "@google/genai", "genai.mjs", testGenAISDK)
+}
+
+func testGenAISDK(t *testing.T, res sdkResults) {
 	for _, name := range []string{"generate", "generate_stream"} {
 		t.Run(name, func(t *testing.T) {
 			m := sdkCase(t, res, name)
