@@ -148,6 +148,7 @@ func TestCodex(t *testing.T) {
 		t.Run(up.name+"/truncated", func(t *testing.T) { testCodexTruncated(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/apply_patch", func(t *testing.T) { testCodexApplyPatch(t, up.kind, up.api, up.dialect) })
 	}
+	t.Run("gemini/signed_text", testCodexGeminiSignedText)
 }
 
 func testCodexText(t *testing.T, kind, api, dialect string) {
@@ -310,4 +311,17 @@ func testCodexTruncated(t *testing.T, kind, api, dialect string) {
 	if res.Code == 0 && len(s.Requests()) < 2 {
 		t.Errorf("codex succeeded without retrying the truncated turn")
 	}
+}
+
+// testCodexGeminiSignedText: a Gemini answer whose thoughtSignature rides
+// on its last text increment must still reach Codex as one whole answer
+// (one message item), not split around a reasoning item.
+func testCodexGeminiSignedText(t *testing.T) {
+	const full = "One answer, signed at its end."
+	s := newStub(t, dialectGemini, func(r *stubReq) stubAnswer {
+		return stubAnswer{Text: full, Thinking: "Think first.", Signature: "sig-on-text-0123", SignedText: true}
+	})
+	p := startSlipstream(t, upstreamConfig("gemini", "", s.BaseURL()))
+	res := runCodex(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
+	wantCodexResult(t, res, full, s)
 }

@@ -51,16 +51,28 @@ func postSSE(t *testing.T, p *proxy, path, body string) []sseEvent {
 	return out
 }
 
-// TestGeminiTrailingSignatureToAnthropic: a Gemini 3 stream that thinks,
-// answers in text, and ends with an empty text part carrying the
-// thoughtSignature (api-formats.md D.3) must reach an Anthropic client as
-// thinking, then the text, with the text block last. Claude Code's -p
-// result is the last content block: a thinking block opened after the text
-// block empties it (TestClaudeCode/gemini/thinking_tool).
-func TestGeminiTrailingSignatureToAnthropic(t *testing.T) {
+// TestGeminiSignatureToAnthropic: a Gemini 3 stream that thinks, answers
+// in text and carries its thoughtSignature either on a final empty text
+// part (api-formats.md D.3) or on the last text increment must reach an
+// Anthropic client as thinking, then the whole text in one block, with the
+// text block last. Claude Code's -p result is the last content block: a
+// thinking block opened after the text empties it
+// (TestClaudeCode/gemini/thinking_tool), and a text block split in two
+// keeps only the second half.
+func TestGeminiSignatureToAnthropic(t *testing.T) {
+	for _, signedText := range []bool{false, true} {
+		name := "trailing_empty_part"
+		if signedText {
+			name = "on_last_text_part"
+		}
+		t.Run(name, func(t *testing.T) { testGeminiSignatureToAnthropic(t, signedText) })
+	}
+}
+
+func testGeminiSignatureToAnthropic(t *testing.T, signedText bool) {
 	const text = "The answer, whole."
 	s := newStub(t, dialectGemini, func(r *stubReq) stubAnswer {
-		return stubAnswer{Text: text, Thinking: "Think first.", Signature: "sig-trailing-0123"}
+		return stubAnswer{Text: text, Thinking: "Think first.", Signature: "sig-0123", SignedText: signedText}
 	})
 	p := startSlipstream(t, upstreamConfig("gemini", "", s.BaseURL()))
 	evs := postSSE(t, p, "/v1/messages", `{"model":"gemini-e2e","max_tokens":256,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
