@@ -192,6 +192,7 @@ func testCodexTool(t *testing.T, kind, api, dialect string) {
 	word := "hi-from-" + dialect
 	const callID = "call_stub_shell_01"
 	final := "The command printed its word, all done."
+	var mu sync.Mutex // guards tool, set by the stub's handler
 	var tool string
 	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
 		_, results := toolHistory(dialect, r.JSON)
@@ -201,7 +202,9 @@ func testCodexTool(t *testing.T, kind, api, dialect string) {
 		}
 		for _, n := range codexShellTools {
 			if contains(names, n) {
+				mu.Lock()
 				tool = n
+				mu.Unlock()
 				return stubAnswer{Tool: n, ToolArgs: codexShellArgs(n, word), CallID: callID}
 			}
 		}
@@ -215,6 +218,8 @@ func testCodexTool(t *testing.T, kind, api, dialect string) {
 	if len(main) < 2 {
 		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	wantToolRoundTrip(t, dialect, main[1], callID, tool, word)
 }
 
