@@ -16,7 +16,11 @@ type Options struct {
 	Rest     time.Duration // fieldmix rest between 160-turn blocks; default 20 s
 	Pin      Pinning       // where proxies run
 	Targets  []string      // subset of direct, revproxy, slipstream; default all
-	Log      io.Writer     // progress lines; default io.Discard
+	// Perf is the path of Linux perf; when set, every slipstream case gets
+	// one extra, unmeasured run under `perf record` and its top symbols go
+	// into the row's Profile. "" = no profiles.
+	Perf string
+	Log  io.Writer // progress lines; default io.Discard
 }
 
 // Env is what workloads run in: the stub, how to start each target, and
@@ -140,6 +144,9 @@ func (e *Env) measure(ctx context.Context, target string, lc loadCase) Row {
 	peak, last, serr := s.Stop()
 	row = medianRow(row, runs)
 	row.PeakRSSMB = mb(max(peak, last.HWM))
+	if target == "slipstream" {
+		row.Profile = e.profile(ctx, p, lc)
+	}
 	e.closeTarget(p, &row, serr)
 	e.logf("%-10s %-28s %-10s c=%-3d %8.0f req/s p50 %.3f ms cpu %.0f us/req err %d %s",
 		row.Workload, row.Case, row.Target, row.Concurrency, row.RPS, row.LatP50Ms, row.CPUPerReqUs, row.Errors, row.Note)
@@ -214,4 +221,22 @@ func medianRow(base Row, runs []Row) Row {
 	base.CPUPerReqUs = med(func(r *Row) float64 { return r.CPUPerReqUs })
 	base.LoadCPUPerReqUs = med(func(r *Row) float64 { return r.LoadCPUPerReqUs })
 	return base
+}
+
+// profile runs lc once more under perf (when Options.Perf is set) and
+// returns the top symbols; the run is not part of the row's figures.
+func (e *Env) profile(ctx context.Context, p *Proc, lc loadCase) []string {
+	if e.Opts.Perf == "" || ctx.Err() != nil {
+		return nil
+	}
+	prof, err := StartProfiler(e.Opts.Perf, e.TmpDir, p.PID())
+	if err != nil {
+		return []string{err.Error()}
+	}
+	e.runOnce(ctx, p, lc)
+	top, err := prof.Stop(5)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return top
 }

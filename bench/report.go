@@ -41,7 +41,10 @@ type Row struct {
 	BudgetMB        float64 `json:"budget_mb,omitempty"`
 	ReadyMs         float64 `json:"ready_ms,omitempty"`
 	Note            string  `json:"note,omitempty"`
-	Failed          bool    `json:"failed,omitempty"` // a gate failed or a request failed
+	// Profile lists the proxy's top symbols by self CPU from an extra run
+	// under perf, e.g. "gjson.validstring 73.8%" (slipstream rows only).
+	Profile []string `json:"profile,omitempty"`
+	Failed  bool     `json:"failed,omitempty"` // a gate failed or a request failed
 }
 
 // Conditions describe the machine and build a report was measured on.
@@ -194,6 +197,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("- " + n + "\n")
 		}
 	}
+	r.writeProfiles(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -271,3 +275,19 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // mb converts bytes to float MiB.
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+// writeProfiles lists each row's profile, if any row has one.
+func (r *Report) writeProfiles(b *strings.Builder) {
+	head := false
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if len(row.Profile) == 0 {
+			continue
+		}
+		if !head {
+			b.WriteString("\n## Where slipstream spends its CPU (perf, top symbols by self time)\n\n")
+			head = true
+		}
+		fmt.Fprintf(b, "- %s / %s%s: %s\n", row.Workload, row.Case, concSuffix(row.Concurrency), strings.Join(row.Profile, ", "))
+	}
+}

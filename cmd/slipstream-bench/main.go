@@ -60,7 +60,7 @@ type flags struct {
 	out, workloads, targets, slipstream string
 	duration, warmup, rest              time.Duration
 	runs                                int
-	noPin                               bool
+	noPin, noPerf                       bool
 	cpuprofile                          string
 }
 
@@ -75,6 +75,7 @@ func parseFlags() *flags {
 	flag.DurationVar(&f.rest, "rest", 20*time.Second, "fieldmix rest after every 160 turns")
 	flag.IntVar(&f.runs, "runs", 3, "runs per case; the median is reported")
 	flag.BoolVar(&f.noPin, "no-pin", false, "do not pin processes with taskset")
+	flag.BoolVar(&f.noPerf, "no-perf", false, "do not profile slipstream with perf (default: profile when perf is installed)")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write the harness's own CPU profile (stub + load generator) to this file")
 	flag.Parse()
 	return f
@@ -160,6 +161,9 @@ func setup(f *flags, pin bench.Pinning, cores int) (*bench.Env, func(), error) {
 		Stub: stub, SelfExe: exe, TmpDir: tmp, Report: rep,
 	}
 	env.Slipstream = f.slipstream
+	if perf, err := exec.LookPath("perf"); err == nil && !f.noPerf {
+		env.Opts.Perf = perf
+	}
 	if env.Slipstream == "" && inList(f.targets, "slipstream") {
 		env.Slipstream = buildSlipstream(tmp, rep)
 	}
