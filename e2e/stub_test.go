@@ -64,6 +64,11 @@ type stubAnswer struct {
 	// with signature Signature, or Chat reasoning_content deltas.
 	Thinking  string
 	Signature string
+	// Status, when set, answers with that HTTP status, Body (JSON) and
+	// Header instead of a reply.
+	Status int
+	Body   string
+	Header map[string]string
 	// Truncate sends only the first half of the stream's events, then
 	// ends the response without the dialect's terminal event.
 	Truncate bool
@@ -147,6 +152,15 @@ func (s *stub) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	a := s.decide(r)
+	if a.Status != 0 {
+		for k, v := range a.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(a.Status)
+		io.WriteString(w, a.Body)
+		return
+	}
 	model, _ := r.JSON["model"].(string)
 	stream, _ := r.JSON["stream"].(bool)
 	if s.dialect == dialectGemini {
