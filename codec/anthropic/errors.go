@@ -34,8 +34,33 @@ func AppendErrorObject(dst []byte, e *codec.Error) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":"`...)
 	dst = append(dst, ErrorType(e.Kind)...)
 	dst = append(dst, `","message":`...)
-	dst = codec.AppendString(dst, e.Message)
+	if e.Kind == codec.ErrContextLength {
+		dst = appendContextMessage(dst, e.Message)
+	} else {
+		dst = codec.AppendString(dst, e.Message)
+	}
 	return append(dst, `}}`...)
+}
+
+// appendContextMessage writes a context-length error in the wording Claude
+// Code reacts to (it compacts the conversation on "prompt is too long:
+// N tokens > M maximum"), keeping the numbers of another provider's
+// message when it has them.
+func appendContextMessage(dst, msg []byte) []byte {
+	if len(msg) >= 18 && string(msg[:18]) == "prompt is too long" {
+		return codec.AppendString(dst, msg)
+	}
+	dst = append(dst, `"prompt is too long`...)
+	if prompt, limit, ok := codec.ContextNumbers(msg); ok {
+		dst = append(dst, ": "...)
+		dst = codec.AppendInt(dst, prompt)
+		dst = append(dst, " tokens > "...)
+		dst = codec.AppendInt(dst, limit)
+		dst = append(dst, " maximum"...)
+	}
+	dst = append(dst, " ("...)
+	dst = append(dst, msg...)
+	return append(dst, `)"`...)
 }
 
 // DecodeError reads an Anthropic error body into a neutral Error with the
@@ -50,6 +75,10 @@ func DecodeError(body []byte, status int) codec.Error {
 		e.Kind = codec.ErrRateLimit
 	case "request_too_large":
 		e.Kind = codec.ErrTooLarge
+	case "invalid_request_error":
+		if codec.IsContextLengthMessage(e.Message) {
+			e.Kind = codec.ErrContextLength
+		}
 	}
 	if e.Message == nil {
 		e.Message = codec.NoMessage

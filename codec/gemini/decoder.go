@@ -44,7 +44,8 @@ const (
 // on a thought part in that thinking block; on a functionCall in a thinking
 // block of its own right before the call (so that a client replaying it
 // puts it back on the call); on other parts in the open thinking block, or
-// one of its own. The usageMetadata of the latest event is authoritative.
+// one of its own, unless answer text was already relayed (then it is
+// dropped: see part). The usageMetadata of the latest event is authoritative.
 //
 // Gemini streams have no terminal event: call End when the upstream stream
 // closes. Event byte views are valid until the next call or Reset.
@@ -57,6 +58,7 @@ type Decoder struct {
 	block  int // Block of the open block
 	blocks int // blocks opened so far
 	calls  int // function calls seen
+	texts  int // visible text deltas emitted
 
 	usage   codec.Usage
 	id      []byte // sanitised responseId, for minted call ids
@@ -222,7 +224,12 @@ func (d *Decoder) part(dst []codec.Event, p []byte) []codec.Event {
 		}
 		return dst
 	}
-	if len(pf.sig) > 0 {
+	// A signature on a text part before any answer text rides in a
+	// thinking block of its own. Once answer text has been relayed it is
+	// dropped: emitting it would put a thinking block after the answer,
+	// which splits it for clients that read the last text block (Claude
+	// Code), and Gemini validates signatures only on functionCall parts.
+	if len(pf.sig) > 0 && d.texts == 0 {
 		dst = d.ensure(dst, blockThinking)
 		dst = append(dst, codec.Event{Kind: codec.EventSignature, Block: d.block, Text: pf.sig})
 		dst = d.closeBlock(dst)
@@ -230,6 +237,7 @@ func (d *Decoder) part(dst []codec.Event, p []byte) []codec.Event {
 	if t := strContent(pf.text); len(t) > 0 {
 		dst = d.ensure(dst, blockText)
 		dst = append(dst, codec.Event{Kind: codec.EventText, Block: d.block, Text: t})
+		d.texts++
 	}
 	return dst
 }

@@ -119,8 +119,6 @@ thinking 0  carefully.
 stop 0
 text 1 Here is the answer.
 stop 1
-signature 2 EpQBSig
-stop 2
 finish 2 in=300,cr=256,out=45,rs=40
 usage in=300,cr=256,out=46,rs=40
 end

@@ -49,6 +49,9 @@ func AppendErrorObject(dst []byte, e *codec.Error) []byte {
 func DecodeError(body []byte, status int) codec.Error {
 	e := codec.Error{Status: status, Kind: codec.KindForStatus(status)}
 	e.Message = codec.Content(codec.Get(body, "error.message"))
+	if status == 400 && codec.IsContextLengthMessage(e.Message) {
+		e.Kind = codec.ErrContextLength
+	}
 	if e.Message == nil {
 		e.Message = codec.NoMessage
 	}

@@ -81,7 +81,7 @@ func DecodeError(body []byte, status int) codec.Error {
 	e := codec.Error{Status: status, Kind: codec.KindForStatus(status)}
 	e.Message = codec.Content(codec.Get(body, "error.message"))
 	e.Code = codec.Content(codec.Get(body, "error.code"))
-	if string(e.Code) == "context_length_exceeded" {
+	if string(e.Code) == "context_length_exceeded" || status == 400 && codec.IsContextLengthMessage(e.Message) {
 		e.Kind = codec.ErrContextLength
 	}
 	if e.Message == nil {
