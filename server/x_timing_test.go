@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"net"
+	"os"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -45,5 +47,37 @@ func benchRaw(b *testing.B, base string, req []byte, size int) {
 		if status, _ := rc.do(b, req); status != 200 {
 			b.Fatalf("status %d", status)
 		}
+	}
+}
+
+// Upstream answers of each dialect for the translated benchmark.
+const (
+	anthropicReply = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Done: the handler now returns JSON."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":2900,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":12}}`
+	responsesReply = `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"id":"msg_1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Done: the handler now returns JSON.","annotations":[]}]}],"usage":{"input_tokens":2900,"input_tokens_details":{"cached_tokens":0},"output_tokens":12,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":2912}}`
+)
+
+// BenchmarkProxyTranslated sends the 10.8 KB Claude-Code-shaped request
+// (testdata/claude_code_10k.json: 3 system blocks, 20 tools, three tool
+// turns with thinking) from an Anthropic client to an Anthropic upstream
+// (same dialect) and to Chat and Responses upstreams (translated), in one
+// run, so the cost of translation is read as a ratio.
+func BenchmarkProxyTranslated(b *testing.B) {
+	body, err := os.ReadFile("testdata/claude_code_10k.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body = bytes.Replace(body, []byte(`"stream":true`), []byte(`"stream":false`), 1)
+	req := rawRequest("/v1/messages", body)
+	for _, tc := range []struct{ name, kind, reply string }{
+		{"same_dialect_anthropic", "kind: anthropic", anthropicReply},
+		{"to_chat", "kind: openai, api: chat", chatReply},
+		{"to_responses", "kind: openai, api: responses", responsesReply},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			up := rawUpstream(b, httpReply("application/json", tc.reply))
+			yml := "providers:\n  - {name: p, " + tc.kind + ", base_url: \"${UP}\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+			base, _ := startServer(b, yml, up)
+			benchRaw(b, base, req, len(body))
+		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"slipstream/codec"
-	"slipstream/pool"
 )
 
 // billingPrefix starts the per-request system block Claude Code sends; it
@@ -23,23 +22,67 @@ var billingPrefix = []byte("x-anthropic-billing-header:")
 // line, cache_control, document blocks other than plain text, server tool
 // blocks and typed (server) tools, metadata, citations.
 func DecodeRequest(r *codec.Request, body []byte) error {
-	root := gjson.Parse(pool.B2S(body))
-	if !root.IsObject() {
+	if !codec.IsObject(body) {
 		return fmt.Errorf("cannot read request: body is not a JSON object")
 	}
-	r.Model = str(root, "model")
-	r.Stream = root.Get("stream").Bool()
-	if err := readSystem(r, root.Get("system")); err != nil {
+	var top topFields
+	top.read(body)
+	r.Model = codec.StrContent(top.model)
+	r.Stream = codec.IsTrue(top.stream)
+	if err := readSystem(r, codec.ResultOf(top.system)); err != nil {
 		return err
 	}
-	if err := readMessages(r, root.Get("messages")); err != nil {
+	if err := readMessages(r, codec.ResultOf(top.messages)); err != nil {
 		return err
 	}
-	readTools(r, root.Get("tools"))
-	readToolChoice(r, root.Get("tool_choice"))
-	readSampling(r, root)
-	readThinking(r, root.Get("thinking"), root.Get("output_config"))
-	return readFormat(r, root.Get("output_config.format"))
+	readTools(r, codec.ResultOf(top.tools))
+	readToolChoice(r, codec.ResultOf(top.toolChoice))
+	readSampling(r, &top)
+	oc := codec.ResultOf(top.outputConfig)
+	readThinking(r, codec.ResultOf(top.thinking), oc)
+	return readFormat(r, codec.Field(oc, "format"))
+}
+
+// topFields holds the raw top-level members DecodeRequest reads, found in
+// one pass over the body (a gjson.Get per field would rescan it each time).
+type topFields struct {
+	model, stream, system, messages, tools, toolChoice []byte
+	maxTokens, temperature, topP, topK, stopSequences  []byte
+	thinking, outputConfig                             []byte
+}
+
+func (t *topFields) read(body []byte) {
+	m := codec.ObjectMembers(body)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "model":
+			t.model = v
+		case "stream":
+			t.stream = v
+		case "system":
+			t.system = v
+		case "messages":
+			t.messages = v
+		case "tools":
+			t.tools = v
+		case "tool_choice":
+			t.toolChoice = v
+		case "max_tokens":
+			t.maxTokens = v
+		case "temperature":
+			t.temperature = v
+		case "top_p":
+			t.topP = v
+		case "top_k":
+			t.topK = v
+		case "stop_sequences":
+			t.stopSequences = v
+		case "thinking":
+			t.thinking = v
+		case "output_config":
+			t.outputConfig = v
+		}
+	}
 }
 
 // readSystem hoists the system prompt (a string or text blocks) into
@@ -289,25 +332,25 @@ func readToolChoice(r *codec.Request, tc gjson.Result) {
 	}
 }
 
-func readSampling(r *codec.Request, root gjson.Result) {
-	r.MaxTokens = root.Get("max_tokens").Int()
-	r.Temperature = number(root.Get("temperature"))
-	r.TopP = number(root.Get("top_p"))
-	r.TopK = number(root.Get("top_k"))
-	root.Get("stop_sequences").ForEach(func(_, s gjson.Result) bool {
-		if s.Type == gjson.String {
-			r.Stop = append(r.Stop, codec.Content(s))
+func readSampling(r *codec.Request, t *topFields) {
+	r.MaxTokens = codec.IntValue(t.maxTokens)
+	r.Temperature = numberRaw(t.temperature)
+	r.TopP = numberRaw(t.topP)
+	r.TopK = numberRaw(t.topK)
+	e := codec.ArrayElems(t.stopSequences)
+	for v, ok := e.Next(); ok; v, ok = e.Next() {
+		if s := codec.StrContent(v); s != nil {
+			r.Stop = append(r.Stop, s)
 		}
-		return true
-	})
+	}
 }
 
-// number returns the raw JSON of a number result, or nil.
-func number(v gjson.Result) []byte {
-	if v.Type != gjson.Number {
+// numberRaw returns v when it is a raw JSON number, else nil.
+func numberRaw(v []byte) []byte {
+	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
 		return nil
 	}
-	return codec.Raw(v)
+	return v
 }
 
 // readThinking maps thinking and output_config.effort to r.Reasoning:

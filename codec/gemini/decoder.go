@@ -151,8 +151,8 @@ func (d *Decoder) decode(dst []codec.Event, data []byte) ([]codec.Event, error) 
 		return dst, ErrMalformedEvent
 	}
 	var rf respFields
-	m := objectMembers(data)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(data)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		rf.set(k, v)
 	}
 	if rf.err != nil {
@@ -176,9 +176,9 @@ func (d *Decoder) decode(dst []codec.Event, data []byte) ([]codec.Event, error) 
 // start appends EventStart with the response id, model and prompt usage.
 func (d *Decoder) start(dst []codec.Event, rf *respFields) []codec.Event {
 	d.started = true
-	id := strContent(rf.id)
+	id := codec.StrContent(rf.id)
 	d.id = appendIDChars(d.id[:0], id)
-	ev := codec.Event{Kind: codec.EventStart, ID: id, Name: strContent(rf.model)}
+	ev := codec.Event{Kind: codec.EventStart, ID: id, Name: codec.StrContent(rf.model)}
 	if d.usage.Known {
 		ev.Usage = codec.Usage{Input: d.usage.Input, CacheRead: d.usage.CacheRead, Known: true}
 	}
@@ -187,13 +187,13 @@ func (d *Decoder) start(dst []codec.Event, rf *respFields) []codec.Event {
 
 // candidate appends the Events of candidate 0 and its finishReason.
 func (d *Decoder) candidate(dst []codec.Event, rf *respFields) []codec.Event {
-	a := arrayElems(rf.candidates)
-	cand, _ := a.next()
-	parts := arrayElems(member(member(cand, "content", "content"), "parts", "parts"))
-	for p, ok := parts.next(); ok; p, ok = parts.next() {
+	a := codec.ArrayElems(rf.candidates)
+	cand, _ := a.Next()
+	parts := codec.ArrayElems(member(member(cand, "content", "content"), "parts", "parts"))
+	for p, ok := parts.Next(); ok; p, ok = parts.Next() {
 		dst = d.part(dst, p)
 	}
-	reason := strContent(member(cand, "finishReason", "finish_reason"))
+	reason := codec.StrContent(member(cand, "finishReason", "finish_reason"))
 	switch {
 	case len(reason) > 0 && string(reason) != "FINISH_REASON_UNSPECIFIED":
 		dst = d.finish(dst, stopReason(reason, d.calls))
@@ -216,7 +216,7 @@ func (d *Decoder) part(dst []codec.Event, p []byte) []codec.Event {
 		return d.toolCall(d.closeBlock(dst), pf.call)
 	case pf.thought:
 		dst = d.ensure(dst, blockThinking)
-		if t := strContent(pf.text); len(t) > 0 {
+		if t := codec.StrContent(pf.text); len(t) > 0 {
 			dst = append(dst, codec.Event{Kind: codec.EventThinking, Block: d.block, Text: t})
 		}
 		if len(pf.sig) > 0 {
@@ -234,7 +234,7 @@ func (d *Decoder) part(dst []codec.Event, p []byte) []codec.Event {
 		dst = append(dst, codec.Event{Kind: codec.EventSignature, Block: d.block, Text: pf.sig})
 		dst = d.closeBlock(dst)
 	}
-	if t := strContent(pf.text); len(t) > 0 {
+	if t := codec.StrContent(pf.text); len(t) > 0 {
 		dst = d.ensure(dst, blockText)
 		dst = append(dst, codec.Event{Kind: codec.EventText, Block: d.block, Text: t})
 		d.texts++
@@ -245,15 +245,15 @@ func (d *Decoder) part(dst []codec.Event, p []byte) []codec.Event {
 // toolCall appends the start, whole arguments and stop of one call.
 func (d *Decoder) toolCall(dst []codec.Event, fc []byte) []codec.Event {
 	var id, name, args []byte
-	m := objectMembers(fc)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(fc)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		switch string(k) {
 		case "id":
-			id = strContent(v)
+			id = codec.StrContent(v)
 		case "name":
-			name = strContent(v)
+			name = codec.StrContent(v)
 		case "args":
-			if isObjectRaw(v) {
+			if codec.IsObject(v) {
 				args = v
 			}
 		}
@@ -339,11 +339,11 @@ func (d *Decoder) finish(dst []codec.Event, stop codec.StopReason) []codec.Event
 // fail appends the EventError for an in-band error object.
 func (d *Decoder) fail(dst []codec.Event, e []byte) []codec.Event {
 	d.ended = true
-	status := int(intValue(member(e, "code", "code")))
+	status := int(codec.IntValue(member(e, "code", "code")))
 	if status < 400 || status > 599 {
-		status = statusForName(strContent(member(e, "status", "status")))
+		status = statusForName(codec.StrContent(member(e, "status", "status")))
 	}
-	msg := strContent(member(e, "message", "message"))
+	msg := codec.StrContent(member(e, "message", "message"))
 	if msg == nil {
 		msg = codec.NoMessage
 	}
@@ -394,19 +394,19 @@ func stopReason(reason []byte, calls int) codec.StopReason {
 // readUsage maps usageMetadata to neutral usage (api-formats.md F.7).
 func readUsage(v []byte) codec.Usage {
 	var prompt, toolPrompt, cached, cand, thoughts int64
-	m := objectMembers(v)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(v)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		switch string(k) {
 		case "promptTokenCount", "prompt_token_count":
-			prompt = intValue(v)
+			prompt = codec.IntValue(v)
 		case "toolUsePromptTokenCount", "tool_use_prompt_token_count":
-			toolPrompt = intValue(v)
+			toolPrompt = codec.IntValue(v)
 		case "cachedContentTokenCount", "cached_content_token_count":
-			cached = intValue(v)
+			cached = codec.IntValue(v)
 		case "candidatesTokenCount", "candidates_token_count":
-			cand = intValue(v)
+			cand = codec.IntValue(v)
 		case "thoughtsTokenCount", "thoughts_token_count":
-			thoughts = intValue(v)
+			thoughts = codec.IntValue(v)
 		}
 	}
 	prompt, toolPrompt, cached = max(prompt, 0), max(toolPrompt, 0), max(cached, 0)

@@ -94,7 +94,7 @@ func (rr *reqReader) system(v gjson.Result) {
 		return
 	}
 	v.Get("parts").ForEach(func(_, p gjson.Result) bool {
-		rr.addSystem(strContent(member(codec.Raw(p), "text", "text")))
+		rr.addSystem(codec.StrContent(member(codec.Raw(p), "text", "text")))
 		return true
 	})
 }
@@ -183,8 +183,8 @@ type partFields struct {
 
 // readPart fills pf from the raw part object p.
 func (pf *partFields) read(p []byte) {
-	m := objectMembers(p)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(p)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		pf.set(k, v)
 	}
 }
@@ -194,11 +194,11 @@ func (pf *partFields) set(key, v []byte) {
 	case "text":
 		pf.text = v
 	case "thought":
-		pf.thought = isTrue(v)
+		pf.thought = codec.IsTrue(v)
 	case "thoughtSignature", "thought_signature":
 		// The validator-skipping sentinel is not a signature of any
 		// model: it must not come back as a thinking block.
-		if sig := strContent(v); string(sig) != skipSignature {
+		if sig := codec.StrContent(v); string(sig) != skipSignature {
 			pf.sig = sig
 		}
 	case "inlineData", "inline_data":
@@ -233,8 +233,8 @@ func (rr *reqReader) part(role codec.Role, i, j int, p gjson.Result) error {
 		rr.addPart(role, inlineImage(pf.inline))
 	case pf.file != nil:
 		rr.addPart(role, codec.Part{Kind: codec.PartImage,
-			MediaType: strContent(member(pf.file, "mimeType", "mime_type")),
-			URL:       strContent(member(pf.file, "fileUri", "file_uri"))})
+			MediaType: codec.StrContent(member(pf.file, "mimeType", "mime_type")),
+			URL:       codec.StrContent(member(pf.file, "fileUri", "file_uri"))})
 	case pf.call != nil:
 		rr.toolCall(role, pf.call)
 	case pf.resp != nil:
@@ -250,13 +250,13 @@ func (rr *reqReader) part(role codec.Role, i, j int, p gjson.Result) error {
 // inlineImage reads an inlineData blob.
 func inlineImage(raw []byte) codec.Part {
 	return codec.Part{Kind: codec.PartImage,
-		MediaType: strContent(member(raw, "mimeType", "mime_type")),
-		Text:      strContent(member(raw, "data", "data"))}
+		MediaType: codec.StrContent(member(raw, "mimeType", "mime_type")),
+		Text:      codec.StrContent(member(raw, "data", "data"))}
 }
 
 // text adds a text or thought part; empty text carries nothing.
 func (rr *reqReader) text(role codec.Role, pf *partFields) {
-	t := strContent(pf.text)
+	t := codec.StrContent(pf.text)
 	if pf.thought {
 		if len(t) > 0 || len(pf.sig) > 0 {
 			rr.addPart(role, codec.Part{Kind: codec.PartThinking, Text: t, Signature: pf.sig})
@@ -271,15 +271,15 @@ func (rr *reqReader) text(role codec.Role, pf *partFields) {
 // toolCall adds a functionCall part.
 func (rr *reqReader) toolCall(role codec.Role, fc []byte) {
 	p := codec.Part{Kind: codec.PartToolCall}
-	m := objectMembers(fc)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(fc)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		switch string(k) {
 		case "id":
-			p.ID = strContent(v)
+			p.ID = codec.StrContent(v)
 		case "name":
-			p.Name = strContent(v)
+			p.Name = codec.StrContent(v)
 		case "args":
-			if isObjectRaw(v) {
+			if codec.IsObject(v) {
 				p.Args = v
 			}
 		}
@@ -305,13 +305,13 @@ func (rr *reqReader) mintID() []byte {
 func (rr *reqReader) toolResult(role codec.Role, fr []byte) {
 	var resp, parts []byte
 	p := codec.Part{Kind: codec.PartToolResult}
-	m := objectMembers(fr)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(fr)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		switch string(k) {
 		case "id":
-			p.ID = strContent(v)
+			p.ID = codec.StrContent(v)
 		case "name":
-			p.Name = strContent(v)
+			p.Name = codec.StrContent(v)
 		case "response":
 			resp = v
 		case "parts":
@@ -332,8 +332,8 @@ func (rr *reqReader) toolResult(role codec.Role, fr []byte) {
 		rr.addPart(role, codec.Part{Kind: codec.PartText, Text: text})
 		n++
 	}
-	a := arrayElems(parts)
-	for c, ok := a.next(); ok; c, ok = a.next() {
+	a := codec.ArrayElems(parts)
+	for c, ok := a.Next(); ok; c, ok = a.Next() {
 		if d := member(c, "inlineData", "inline_data"); d != nil {
 			rr.addPart(role, inlineImage(d))
 			n++
@@ -346,22 +346,22 @@ func (rr *reqReader) toolResult(role codec.Role, fr []byte) {
 // an object whose only member output, result or error is a string. isErr
 // reports an error member (in any response object).
 func simpleResponse(resp []byte) (text []byte, isErr, simple bool) {
-	if s := strContent(resp); s != nil {
+	if s := codec.StrContent(resp); s != nil {
 		return s, false, true
 	}
-	members := 0
-	m := objectMembers(resp)
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
-		members++
+	count := 0
+	m := codec.ObjectMembers(resp)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		count++
 		switch string(k) {
 		case "error":
 			isErr = true
-			text = strContent(v)
+			text = codec.StrContent(v)
 		case "output", "result":
-			text = strContent(v)
+			text = codec.StrContent(v)
 		}
 	}
-	if members != 1 || text == nil {
+	if count != 1 || text == nil {
 		return nil, isErr, false
 	}
 	return text, isErr, true

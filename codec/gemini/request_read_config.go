@@ -24,13 +24,13 @@ func (rr *reqReader) tools(v gjson.Result) {
 func (rr *reqReader) declaration(d gjson.Result) {
 	var t codec.Tool
 	var params, jsonSchema []byte
-	m := objectMembers(codec.Raw(d))
-	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+	m := codec.ObjectMembers(codec.Raw(d))
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
 		switch string(k) {
 		case "name":
-			t.Name = strContent(v)
+			t.Name = codec.StrContent(v)
 		case "description":
-			t.Description = strContent(v)
+			t.Description = codec.StrContent(v)
 		case "parameters":
 			params = v
 		case "parametersJsonSchema", "parameters_json_schema":
@@ -38,9 +38,9 @@ func (rr *reqReader) declaration(d gjson.Result) {
 		}
 	}
 	switch {
-	case isObjectRaw(jsonSchema):
+	case codec.IsObject(jsonSchema):
 		t.Schema = jsonSchema
-	case isObjectRaw(params):
+	case codec.IsObject(params):
 		t.Schema = rr.lowerTypes(params)
 	}
 	rr.r.Tools = append(rr.r.Tools, t)
@@ -69,11 +69,11 @@ func lowerTypeNames(b []byte, write bool) bool {
 		if b[i] != '"' {
 			continue
 		}
-		j := stringEnd(b, i)
+		j := codec.StringEnd(b, i)
 		if string(b[i+1:j]) == "type" {
-			if k := skipWS(b, j+1); k < len(b) && b[k] == ':' {
-				if k = skipWS(b, k+1); k < len(b) && b[k] == '"' {
-					e := stringEnd(b, k)
+			if k := codec.SkipWS(b, j+1); k < len(b) && b[k] == ':' {
+				if k = codec.SkipWS(b, k+1); k < len(b) && b[k] == '"' {
+					e := codec.StringEnd(b, k)
 					found = lowerASCII(b[k+1:e], write) || found
 					j = e
 				}
@@ -82,26 +82,6 @@ func lowerTypeNames(b []byte, write bool) bool {
 		i = j
 	}
 	return found
-}
-
-// stringEnd returns the index of the quote closing the string opening at i.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j
-		}
-	}
-	return len(b) - 1
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 func lowerASCII(b []byte, write bool) bool {

@@ -90,7 +90,7 @@ func appendArgsString(dst, lit []byte) []byte {
 
 // isObject reports whether b is one valid JSON object.
 func isObject(b []byte) bool {
-	i := skipWS(b, 0)
+	i := codec.SkipWS(b, 0)
 	return i < len(b) && b[i] == '{' && gjson.Valid(pool.B2S(b))
 }
 
