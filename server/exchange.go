@@ -14,6 +14,7 @@ import (
 	"slipstream/pool"
 	"slipstream/server/mock"
 	"slipstream/server/provider"
+	"slipstream/tokenize"
 )
 
 // exchange is all the state of one request, pooled: the client's request
@@ -42,6 +43,7 @@ type exchange struct {
 	out    []byte       // client output scratch for one event
 	rd     sse.Reader
 	ts     *translate.Stream
+	tok    *tokenize.Encoding // the model's encoding, once needed
 	answer mock.Answer
 	done   chan error // result of an upstream call run beside a keep-alive loop
 
@@ -111,6 +113,7 @@ func (x *exchange) release() {
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.geminiModel, x.upModel = nil, nil, nil
 	x.stream, x.translated, x.target = false, false, provider.Target{}
+	x.tok = nil
 	x.splice = modelSplice{}
 	exchangePool.Put(x)
 }
@@ -169,3 +172,21 @@ func (x *exchange) logAccess() {
 	x.s.log.Printf("%s %s key=%s model=%q provider=%s status=%d stream=%v body=%d in=%d out=%d estimated=%v",
 		x.ctx.Method(), x.ctx.Path(), key, x.model, prov, x.ctx.Response.StatusCode(), x.stream, x.size, u.Input, u.Output, u.Estimated)
 }
+
+var _ translate.Estimator = (*exchange)(nil)
+
+// encoding returns the tokenizer for the request's model.
+func (x *exchange) encoding() *tokenize.Encoding {
+	if x.tok == nil {
+		x.tok = tokenize.ForModel(pool.B2S(x.model))
+	}
+	return x.tok
+}
+
+// Count counts relayed output text for usage fill-in (translate.Estimator).
+// The text is still JSON-escaped; the few escapes it holds barely move
+// the estimate.
+func (x *exchange) Count(text []byte) int { return x.encoding().Count(text) }
+
+// InputTokens counts the request for usage fill-in (translate.Estimator).
+func (x *exchange) InputTokens() int64 { return int64(countRequest(x.encoding(), &x.req)) }

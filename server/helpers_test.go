@@ -24,7 +24,18 @@ func startServer(t testing.TB, yml, upURL string) (string, *Server) {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	s, err := New(cfg, Options{Now: func() time.Time { return time.Unix(1767225600, 0) }})
+	return serveConfigServer(t, cfg, nil)
+}
+
+// serveConfig runs slipstream with a parsed config, logging to w.
+func serveConfig(t testing.TB, cfg *config.Config, w io.Writer) string {
+	base, _ := serveConfigServer(t, cfg, w)
+	return base
+}
+
+func serveConfigServer(t testing.TB, cfg *config.Config, w io.Writer) (string, *Server) {
+	t.Helper()
+	s, err := New(cfg, Options{Log: w, Now: func() time.Time { return time.Unix(1767225600, 0) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func (s *Server) serveMock(x *exchange) {
 		return
 	}
 	m := s.mocks[x.target.Provider]
-	m.Build(&x.answer, &x.req, s.inputTokens(x))
+	m.Build(&x.answer, &x.req, x.InputTokens())
 	x.ts = translate.AcquireStream(d, d, &x.req, x.stream)
 	if x.stream {
 		setSSEHeaders(x.ctx)
@@ -61,9 +61,4 @@ func (x *exchange) relayMock(w streamWriter) {
 		}
 	}
 	x.release()
-}
-
-// inputTokens estimates the request's input tokens for usage fields.
-func (s *Server) inputTokens(x *exchange) int64 {
-	return int64(len(x.ctx.Request.Body())+3) / 4
 }

@@ -54,6 +54,7 @@ func (s *Server) forwardTranslated(x *exchange) {
 	x.buildUpstream(false)
 	x.upReq.SetBodyRaw(x.body.B)
 	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
+	x.ts.SetEstimate(x)
 	if x.stream && s.keepalive() > 0 {
 		s.callWithKeepalive(x, true)
 		return

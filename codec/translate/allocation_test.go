@@ -25,7 +25,7 @@ func TestStreamEventAllocs(t *testing.T) {
 				k := lastDelta(p.upstream, evs)
 				s := AcquireStream(p.client, p.upstream, r, true)
 				defer ReleaseStream(s)
-				s.SetEstimate(10, nil)
+				s.SetEstimate(inputOnly{10})
 				var dst []byte
 				var err error
 				for _, ev := range evs[:k+1] {

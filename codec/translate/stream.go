@@ -6,8 +6,15 @@ import (
 	"slipstream/codec"
 )
 
-// Counter counts tokens of escaped text (the server passes a tokenizer).
-type Counter interface{ Count(text []byte) int }
+// Estimator supplies the local counts of usage fill-in (the server's
+// exchange implements it with the tokenizer).
+type Estimator interface {
+	// Count returns the tokens of escaped text the Stream relayed.
+	Count(text []byte) int
+	// InputTokens returns the request's token count; it is called at most
+	// once per Stream, and only when the upstream sent no usage.
+	InputTokens() int64
+}
 
 // truncated is the message of the in-band error AppendEnd writes when an
 // upstream stream closed before its terminal event.
@@ -36,9 +43,7 @@ type Stream struct {
 	// failed marks that the error of an unsupported pair was written.
 	failed bool
 
-	estimate bool
-	input    int64
-	counter  Counter
+	estimate Estimator // nil: no usage fill-in
 	output   int64
 }
 
@@ -110,7 +115,7 @@ func (s *Stream) reset() {
 	s.ev = codec.Event{}
 	s.usage = codec.Usage{}
 	s.failed = false
-	s.estimate, s.input, s.counter, s.output = false, 0, nil, 0
+	s.estimate, s.output = nil, 0
 	if s.dec != nil {
 		s.dec.Reset()
 	}
@@ -120,13 +125,12 @@ func (s *Stream) reset() {
 }
 
 // SetEstimate arranges usage fill-in: if the upstream sends no usage by
-// EventEnd, the Stream inserts an EventUsage{Estimated: true} with Input =
-// input and Output counted with c over the text, thinking and tool-argument
-// deltas it relayed. c may be nil (then Output = 0). Call it before the
-// first Append.
-func (s *Stream) SetEstimate(input int64, c Counter) {
-	s.estimate, s.input, s.counter = true, input, c
-}
+// EventEnd, the Stream inserts an EventUsage{Estimated: true} whose Input
+// is e.InputTokens() (asked only then, so a request whose upstream reports
+// usage is never counted) and whose Output is e.Count over the text,
+// thinking and tool-argument deltas relayed while no usage was known. Call
+// it before the first Append; e is borrowed until ReleaseStream.
+func (s *Stream) SetEstimate(e Estimator) { s.estimate = e }
 
 // AppendEvent translates one upstream SSE event (name nil when absent) and
 // appends the client's bytes to dst. name and data are only read during
@@ -222,7 +226,7 @@ func (s *Stream) emitEvents(dst []byte, evs []codec.Event) []byte {
 		}
 		ev := &evs[i]
 		s.observe(ev)
-		if ev.Kind == codec.EventEnd && s.estimate && !s.usage.Known {
+		if ev.Kind == codec.EventEnd && s.estimate != nil && !s.usage.Known {
 			dst = s.appendEstimate(dst)
 		}
 		dst = s.enc.Append(dst, ev)
@@ -236,15 +240,15 @@ func (s *Stream) observe(ev *codec.Event) {
 	case codec.EventStart, codec.EventUsage, codec.EventFinish:
 		s.usage.Merge(&ev.Usage)
 	case codec.EventText, codec.EventThinking, codec.EventToolArgs:
-		if s.estimate && s.counter != nil && len(ev.Text) > 0 {
-			s.output += int64(s.counter.Count(ev.Text))
+		if s.estimate != nil && !s.usage.Known && len(ev.Text) > 0 {
+			s.output += int64(s.estimate.Count(ev.Text))
 		}
 	}
 }
 
 // appendEstimate writes the EventUsage that stands in for the upstream's.
 func (s *Stream) appendEstimate(dst []byte) []byte {
-	s.ev = codec.Event{Kind: codec.EventUsage, Usage: codec.Usage{Input: s.input, Output: s.output, Known: true, Estimated: true}}
+	s.ev = codec.Event{Kind: codec.EventUsage, Usage: codec.Usage{Input: s.estimate.InputTokens(), Output: s.output, Known: true, Estimated: true}}
 	s.usage.Merge(&s.ev.Usage)
 	return s.enc.Append(dst, &s.ev)
 }

@@ -86,10 +86,18 @@ func (e *fakeEncoder) Append(dst []byte, ev *codec.Event) []byte {
 	return dst
 }
 
-// byteCounter counts one token per byte.
-type byteCounter struct{}
+// byteCounter counts one token per byte of output and reports input
+// tokens as given.
+type byteCounter struct{ input int64 }
 
-func (byteCounter) Count(text []byte) int { return len(text) }
+func (c byteCounter) Count(text []byte) int { return len(text) }
+func (c byteCounter) InputTokens() int64    { return c.input }
+
+// inputOnly estimates input and counts no output.
+type inputOnly struct{ input int64 }
+
+func (inputOnly) Count([]byte) int     { return 0 }
+func (c inputOnly) InputTokens() int64 { return c.input }
 
 func fakeStream(end bool) *Stream {
 	s := &Stream{dec: new(fakeDecoder), enc: new(fakeEncoder)}
@@ -100,11 +108,11 @@ func fakeStream(end bool) *Stream {
 }
 
 func TestStreamEvents(t *testing.T) {
-	f := func(events string, estimate bool, c Counter, ender bool, want string, wantUsage codec.Usage) {
+	f := func(events string, c Estimator, ender bool, want string, wantUsage codec.Usage) {
 		t.Helper()
 		s := fakeStream(ender)
-		if estimate {
-			s.SetEstimate(100, c)
+		if c != nil {
+			s.SetEstimate(c)
 		}
 		var out []byte
 		for _, ev := range splitEvents(events) {
@@ -126,24 +134,24 @@ func TestStreamEvents(t *testing.T) {
 	}
 	none := codec.Usage{}
 	// Upstream usage passes through; no estimate is inserted.
-	f("start text=hi usage=abc finish end", true, byteCounter{}, false,
+	f("start text=hi usage=abc finish end", byteCounter{100}, false,
 		"start;text:hi;usage:7/3;finish;end;", codec.Usage{Input: 7, Output: 3, Known: true})
 	// No upstream usage: the estimate goes right before EventEnd.
-	f("start text=hello text=you finish end", true, byteCounter{}, false,
+	f("start text=hello text=you finish end", byteCounter{100}, false,
 		"start;text:hello;text:you;finish;usage:100/8~;end;", codec.Usage{Input: 100, Output: 8, Known: true, Estimated: true})
-	// A nil counter estimates input only.
-	f("start text=hello finish end", true, nil, false,
+	// An estimator may count input only.
+	f("start text=hello finish end", inputOnly{100}, false,
 		"start;text:hello;finish;usage:100/0~;end;", codec.Usage{Input: 100, Known: true, Estimated: true})
 	// Without SetEstimate nothing is inserted.
-	f("start text=hello finish end", false, nil, false, "start;text:hello;finish;end;", none)
+	f("start text=hello finish end", nil, false, "start;text:hello;finish;end;", none)
 	// Truncated: AppendEnd writes the in-band error.
-	f("start text=hel", false, nil, false, "start;text:hel;error:upstream stream ended before its terminal event;", none)
+	f("start text=hel", nil, false, "start;text:hel;error:upstream stream ended before its terminal event;", none)
 	// A decoder with End closes the stream itself (Gemini), estimate included.
-	f("start text=abcd", true, byteCounter{}, true,
+	f("start text=abcd", byteCounter{100}, true,
 		"start;text:abcd;finish;usage:100/4~;end;", codec.Usage{Input: 100, Output: 4, Known: true, Estimated: true})
 	// Nothing after the terminal event.
-	f("start text=a finish end text=b", false, nil, false, "start;text:a;finish;end;", none)
-	f("start error=boom text=b", false, nil, false, "start;error:boom;", none)
+	f("start text=a finish end text=b", nil, false, "start;text:a;finish;end;", none)
+	f("start error=boom text=b", nil, false, "start;error:boom;", none)
 }
 
 func TestStreamAppendError(t *testing.T) {
@@ -160,7 +168,7 @@ func TestStreamAppendError(t *testing.T) {
 
 func TestStreamBody(t *testing.T) {
 	s := fakeStream(false)
-	s.SetEstimate(5, byteCounter{})
+	s.SetEstimate(byteCounter{5})
 	out, err := s.AppendBody(nil, []byte("whole"))
 	if err != nil {
 		t.Fatal(err)
