@@ -3,10 +3,10 @@ package server
 import (
 	"bytes"
 	"net"
-	"os"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"testing"
 )
 
