@@ -7,6 +7,7 @@ import (
 	"slipstream/codec"
 	"slipstream/codec/translate"
 	"slipstream/pool"
+	"slipstream/server/provider"
 	"slipstream/tokenize"
 )
 
@@ -29,25 +30,52 @@ func (s *Server) countTokens(x *exchange) {
 	body := ctx.Request.Body()
 	if !gjson.Valid(pool.B2S(body)) {
 		s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
+		x.release()
 		return
 	}
 	if d == codec.DialectGemini {
 		x.model = x.geminiModel
-		if inner := codec.Get(body, "generateContentRequest"); inner.IsObject() {
-			body = codec.Raw(inner)
-		}
 	} else {
 		x.model = codec.Content(codec.Get(body, "model"))
 	}
 	if !x.key.allows(pool.B2S(x.model)) {
 		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
+		x.release()
 		return
+	}
+	if t, ok := s.reg.Resolve(pool.B2S(x.model), d); ok && countsUpstream(t, d) {
+		x.target, x.upModel = t, x.model
+		if t.Aliased {
+			x.upModel = pool.S2B(t.Model)
+		}
+		x.counting = true
+		s.forwardSame(x)
+		return
+	}
+	s.countLocally(x, body)
+	x.release()
+}
+
+// countsUpstream reports whether a count request goes to the provider:
+// count_tokens: upstream is set and the provider speaks the client's
+// dialect (a count is not translated; other cases count locally).
+func countsUpstream(t provider.Target, d codec.Dialect) bool {
+	return t.Provider.Config.CountTokens == "upstream" && t.Provider.Dialect == d
+}
+
+// countLocally answers with the local count of the request in neutral form.
+func (s *Server) countLocally(x *exchange, body []byte) {
+	ctx, d := x.ctx, x.rt.dialect
+	if d == codec.DialectGemini {
+		if inner := codec.Get(body, "generateContentRequest"); inner.IsObject() {
+			body = codec.Raw(inner)
+		}
 	}
 	if err := translate.DecodeRequest(d, &x.req, body); err != nil {
 		s.writeError(ctx, d, fasthttp.StatusBadRequest, "cannot read request: "+err.Error())
 		return
 	}
-	n := countRequest(tokenize.ForModel(pool.B2S(x.model)), &x.req)
+	n := countRequest(x.encoding(), &x.req)
 	out := pool.Get(128)
 	switch d {
 	case codec.DialectAnthropic:

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -34,4 +35,38 @@ func repeatWords(n int) string {
 		b = append(b, " hello"...)
 	}
 	return string(b)
+}
+
+func TestCountTokensUpstream(t *testing.T) {
+	rec := &recorder{reply: `{"input_tokens":4242}`}
+	up := newUpstream(t, rec)
+	yml := `
+providers:
+  - {name: a, kind: anthropic, base_url: "${UP}", keys: [ka], models: ["claude-*"], count_tokens: upstream}
+  - {name: g, kind: gemini, base_url: "${UP}", keys: [kg], models: ["gemini-*"], count_tokens: upstream}
+  - {name: o, kind: openai, base_url: "${UP}/v1", keys: [ko], models: ["gpt-*"]}
+timeouts: {keepalive: 0s}
+`
+	base, _ := startServer(t, yml, up.URL)
+	f := func(path, body, wantUpPath, wantBody string) {
+		t.Helper()
+		status, _, got := post(t, base+path, body)
+		if status != 200 || string(got) != wantBody {
+			t.Fatalf("%s: %d %s", path, status, got)
+		}
+		upBody, upPath, _ := rec.last()
+		if upPath != wantUpPath || string(upBody) != body {
+			t.Fatalf("%s: upstream got %s %s", path, upPath, upBody)
+		}
+	}
+	f("/v1/messages/count_tokens?beta=true", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}]}`,
+		"/v1/messages/count_tokens?beta=true", rec.reply)
+	f("/v1beta/models/gemini-x:countTokens", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
+		"/v1beta/models/gemini-x:countTokens", rec.reply)
+	// A provider without count_tokens: upstream is counted locally.
+	before := len(rec.bodies)
+	status, _, got := post(t, base+"/v1/responses/input_tokens", `{"model":"gpt-5","input":"hi"}`)
+	if status != 200 || !strings.Contains(string(got), `"object":"response.input_tokens"`) || len(rec.bodies) != before {
+		t.Fatalf("local count: %d %s", status, got)
+	}
 }

@@ -48,6 +48,7 @@ type exchange struct {
 	done   chan error // result of an upstream call run beside a keep-alive loop
 
 	translated bool // the upstream speaks another dialect
+	counting   bool // a count_tokens call forwarded to the provider
 	splice     modelSplice
 	pass       passBody
 
@@ -112,7 +113,7 @@ func (x *exchange) release() {
 	}
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.geminiModel, x.upModel = nil, nil, nil
-	x.stream, x.translated, x.target = false, false, provider.Target{}
+	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.tok = nil
 	x.splice = modelSplice{}
 	exchangePool.Put(x)

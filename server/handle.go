@@ -46,13 +46,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	x := acquireExchange(s, ctx, rt, key, size)
 	x.geminiModel, x.stream = geminiModel, geminiStream
+	// The operation owns x from here: it releases x once the response,
+	// stream included, is fully written.
 	if rt.op == opCountTokens {
 		s.countTokens(x)
-		x.release()
 		return
 	}
-	// generate owns x from here: it releases x once the response, stream
-	// included, is fully written.
 	s.generate(x)
 }
 

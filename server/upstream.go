@@ -37,13 +37,18 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	if p.Dialect == codec.DialectGemini {
 		url = append(url, "/v1beta/models/"...)
 		url = append(url, x.upModel...)
-		if x.stream {
+		if x.counting {
+			url = append(url, ":countTokens"...)
+		} else if x.stream {
 			url = append(url, ":streamGenerateContent?alt=sse"...)
 		} else {
 			url = append(url, ":generateContent"...)
 		}
 	} else {
 		url = append(url, upstreamPath(p.Dialect)...)
+		if x.counting {
+			url = append(url, "/count_tokens"...) // Anthropic: /v1/messages/count_tokens
+		}
 		if q := x.ctx.URI().QueryString(); copyHeaders && len(q) > 0 {
 			url = append(url, '?')
 			url = append(url, q...)
