@@ -181,11 +181,15 @@ func (e *Env) runOnce(ctx context.Context, p *Proc, lc loadCase) Row {
 		return Row{Failed: true, Note: err.Error()}
 	}
 	proxy, self := cw.perReq(res.Requests)
+	note := res.FirstError
+	if cw.errProxy != nil || cw.errSelf != nil {
+		note = fmt.Sprintf("%s cannot read CPU time: %v %v", note, cw.errProxy, cw.errSelf)
+	}
 	return Row{
 		Requests: res.Requests, Errors: res.Errors, RPS: res.RPS(),
 		LatP50Ms: ms(res.Lat.P50), LatP90Ms: ms(res.Lat.P90), LatP99Ms: ms(res.Lat.P99),
 		TTFEP50Ms: ms(res.TTFE.P50), TTFEP99Ms: ms(res.TTFE.P99),
-		CPUPerReqUs: proxy, LoadCPUPerReqUs: self, Note: res.FirstError,
+		CPUPerReqUs: proxy, LoadCPUPerReqUs: self, Note: note,
 	}
 }
 
