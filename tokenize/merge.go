@@ -1,5 +1,7 @@
 package tokenize
 
+import "unicode/utf8"
+
 // smallPiece is the longest piece merged by the quadratic scan; longer pieces
 // use the heap. The scan is faster for the short pieces that dominate text
 // (see BenchmarkMerge), the heap bounds the worst case at O(n log n).
@@ -11,7 +13,35 @@ const smallPiece = 48
 //
 // The result equals tiktoken's: repeatedly merge the adjacent pair whose
 // concatenation has the lowest rank, the leftmost one on ties.
+//
+// A piece longer than maxMergePiece is merged in segments (see there).
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
+	count := 0
+	for len(piece) > maxMergePiece {
+		cut := maxMergePiece
+		for cut > 0 && !utf8.RuneStart(piece[cut]) {
+			cut--
+		}
+		var k int
+		dst, k = st.mergeOne(t, piece[:cut], dst, ids)
+		count += k
+		piece = piece[cut:]
+	}
+	dst, k := st.mergeOne(t, piece, dst, ids)
+	return dst, count + k
+}
+
+// maxMergePiece bounds the piece one merge handles. Merging keeps about
+// 70 bytes of scratch per byte of piece, so an unbounded piece (1 MB of one
+// repeated character, which the pre-tokenizer cannot split) would cost
+// 70 MB in one call, more than an edge box has. Longer pieces, which only
+// pathological input produces, are merged in segments cut at a rune
+// boundary: bounded memory, at the price of counts that may differ from
+// tiktoken's by about one token per 64 KiB segment (docs/TOKENS.md).
+const maxMergePiece = 64 << 10
+
+// mergeOne byte-pair encodes one piece of at most maxMergePiece bytes.
+func (st *state) mergeOne(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
 	switch {
 	case len(piece) <= smallPiece:
 		return st.mergeSmall(t, piece, dst, ids)
