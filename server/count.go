@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
@@ -75,7 +77,7 @@ func (s *Server) countLocally(x *exchange, body []byte) {
 		s.writeError(ctx, d, fasthttp.StatusBadRequest, "cannot read request: "+err.Error())
 		return
 	}
-	n := countRequest(x.encoding(), &x.req)
+	n := countRequest(x.encoding(), &x.req, &x.spans)
 	out := pool.Get(128)
 	switch d {
 	case codec.DialectAnthropic:
@@ -93,10 +95,10 @@ func (s *Server) countLocally(x *exchange, body []byte) {
 }
 
 // countRequest counts every text span of r: system, message parts, tool
-// calls and results, and tool definitions.
-func countRequest(enc *tokenize.Encoding, r *codec.Request) int {
-	c := spanCounter{enc: enc, buf: pool.Get(4096)}
-	defer pool.Put(c.buf)
+// calls and results, and tool definitions. scratch holds unescaped spans;
+// it is reused, so a warm caller counts without allocating.
+func countRequest(enc *tokenize.Encoding, r *codec.Request, scratch *[]byte) int {
+	c := spanCounter{enc: enc, buf: scratch}
 	n := tokensPerReply
 	for _, s := range r.System {
 		n += c.text(s)
@@ -119,19 +121,22 @@ func countRequest(enc *tokenize.Encoding, r *codec.Request) int {
 // a reused buffer, so counts match what the model reads.
 type spanCounter struct {
 	enc *tokenize.Encoding
-	buf *pool.Buffer
+	buf *[]byte
 }
 
 func (c *spanCounter) text(esc []byte) int {
 	if len(esc) == 0 {
 		return 0
 	}
+	if bytes.IndexByte(esc, '\\') < 0 {
+		return c.enc.Count(esc) // nothing to unescape
+	}
 	var err error
-	c.buf.B, err = codec.AppendUnescaped(c.buf.B[:0], esc)
+	*c.buf, err = codec.AppendUnescaped((*c.buf)[:0], esc)
 	if err != nil {
 		return c.enc.Count(esc)
 	}
-	return c.enc.Count(c.buf.B)
+	return c.enc.Count(*c.buf)
 }
 
 func (c *spanCounter) raw(v []byte) int { return c.enc.Count(v) }

@@ -41,6 +41,7 @@ type exchange struct {
 	upResp fasthttp.Response
 	body   *pool.Buffer // translated upstream body, or aliased model splice
 	out    []byte       // client output scratch for one event
+	spans  []byte       // unescaped text spans while counting tokens
 	rd     sse.Reader
 	ts     *translate.Stream
 	tok    *tokenize.Encoding // the model's encoding, once needed
@@ -107,10 +108,7 @@ func (x *exchange) release() {
 	x.answer.Reset()
 	x.upReq.Reset()
 	x.upResp.Reset()
-	x.out = x.out[:0]
-	if cap(x.out) > 1<<20 {
-		x.out = nil
-	}
+	x.out, x.spans = trimScratch(x.out), trimScratch(x.spans)
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.geminiModel, x.upModel = nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
@@ -190,4 +188,19 @@ func (x *exchange) encoding() *tokenize.Encoding {
 func (x *exchange) Count(text []byte) int { return x.encoding().Count(text) }
 
 // InputTokens counts the request for usage fill-in (translate.Estimator).
-func (x *exchange) InputTokens() int64 { return int64(countRequest(x.encoding(), &x.req)) }
+// It runs while an output event is being built in x.out, so it counts with
+// its own scratch.
+func (x *exchange) InputTokens() int64 {
+	return int64(countRequest(x.encoding(), &x.req, &x.spans))
+}
+
+// maxScratch is the largest scratch a pooled exchange keeps; one large
+// response or text span must not pin its size for the life of the process.
+const maxScratch = 1 << 20
+
+func trimScratch(b []byte) []byte {
+	if cap(b) > maxScratch {
+		return nil
+	}
+	return b[:0]
+}

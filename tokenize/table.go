@@ -23,6 +23,11 @@ const (
 // each encoding builds its table exactly once.
 var tableBuilds atomic.Int64
 
+// TableBuilds returns how many encoding tables this process has built:
+// at most one per encoding, however many callers count (tests of the
+// server assert this across routes).
+func TableBuilds() int64 { return tableBuilds.Load() }
+
 // table maps token bytes to ranks and back.
 //
 // The token bytes live in one read-only arena that aliases the embedded blob,
