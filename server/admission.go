@@ -18,7 +18,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many requests in flight (limits.max_concurrent); retry shortly")
 		return 0, false
 	}
-	size := int64(len(ctx.Request.Body()))
+	size := s.declaredSize(ctx)
 	// A body larger than the whole budget is still served when nothing
 	// else is in flight, so no request is refused forever.
 	if b := s.bytesInFlight.Add(size); lim.MaxBytesInFlight > 0 && b > lim.MaxBytesInFlight && b != size {
@@ -27,6 +27,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many request bytes in flight (limits.max_bytes_in_flight); retry shortly")
 		return 0, false
 	}
+	s.served.Add(1)
 	return size, true
 }
 

@@ -29,9 +29,6 @@ func sameBudget(body int) uint64       { return budgetSlack + uint64(body)/20 } 
 func translatedBudget(body int) uint64 { return budgetSlack + uint64(body)*11/10 } // 64 KiB + 1.1 x body
 const countBudget = budgetSlack        // 64 KiB
 
-// Upstream answers, one per dialect.
-const geminiReply = `{"candidates":[{"content":{"role":"model","parts":[{"text":"Done."}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":2900,"candidatesTokenCount":2,"totalTokenCount":2902},"modelVersion":"g","responseId":"r1"}`
-
 var budgetDialects = []struct {
 	d      codec.Dialect
 	prefix string // model prefix routed to the provider of this dialect

@@ -29,7 +29,7 @@ const (
 // is an o200k estimate.
 func (s *Server) countTokens(x *exchange) {
 	ctx, d := x.ctx, x.rt.dialect
-	body := ctx.Request.Body()
+	body := x.body
 	if !gjson.Valid(pool.B2S(body)) {
 		s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
 		x.release()

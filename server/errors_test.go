@@ -76,7 +76,7 @@ func TestErrorStatusesInDialectShape(t *testing.T) {
 		}
 		status, _, got := post(t, base+path, body, headers...)
 		if status != wantStatus {
-			t.Fatalf("%s %s: status %d, want %d: %s", path, body, status, wantStatus, got)
+			t.Fatalf("%s %s: status %d, want %d: %s", path, clipT([]byte(body)), status, wantStatus, got)
 		}
 		if status != 200 {
 			checkShape(t, dialect, got)

@@ -36,10 +36,13 @@ type exchange struct {
 	target      provider.Target
 	upModel     []byte // upstream model name, escaped
 
+	body    []byte       // the client's request body (x.reqBody's bytes, or fasthttp's)
+	reqBody *pool.Buffer // the pooled buffer the body was read into
+
 	req    codec.Request
 	upReq  fasthttp.Request
 	upResp fasthttp.Response
-	body   *pool.Buffer // translated upstream body, or aliased model splice
+	upBody *pool.Buffer // translated upstream body
 	out    []byte       // client output scratch for one event
 	spans  []byte       // unescaped text spans while counting tokens
 	rd     sse.Reader
@@ -99,10 +102,15 @@ func (x *exchange) release() {
 		translate.ReleaseStream(x.ts)
 		x.ts = nil
 	}
-	if x.body != nil {
-		pool.Put(x.body)
-		x.body = nil
+	if x.upBody != nil {
+		pool.Put(x.upBody)
+		x.upBody = nil
 	}
+	if x.reqBody != nil {
+		pool.Put(x.reqBody)
+		x.reqBody = nil
+	}
+	x.body = nil
 	x.rd.Release()
 	x.req.Reset()
 	x.answer.Reset()

@@ -30,7 +30,7 @@ func (s *Server) generate(x *exchange) {
 // the key's policy. On failure it has written the error and returns false.
 func (x *exchange) prepare() bool {
 	ctx, d := x.ctx, x.rt.dialect
-	body := ctx.Request.Body()
+	body := x.body
 	if !gjson.Valid(pool.B2S(body)) {
 		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
 		return false

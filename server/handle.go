@@ -11,6 +11,7 @@ import (
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	rt, geminiModel, geminiStream := match(ctx.Method(), ctx.Path())
 	if rt == nil {
+		s.discardBody(ctx)
 		s.writeError(ctx, dialectOfPath(ctx), fasthttp.StatusNotFound, "no route for "+string(ctx.Method())+" "+clipString(ctx.Path()))
 		return
 	}
@@ -33,6 +34,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	key, ok := s.authenticate(ctx)
 	if !ok {
+		s.discardBody(ctx)
 		s.writeError(ctx, d, fasthttp.StatusUnauthorized, "invalid or missing API key")
 		return
 	}
@@ -42,10 +44,21 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	size, ok := s.admit(ctx, d)
 	if !ok {
+		s.discardBody(ctx)
 		return
 	}
 	x := acquireExchange(s, ctx, rt, key, size)
 	x.geminiModel, x.stream = geminiModel, geminiStream
+	if err := x.readBody(); err != nil {
+		status, msg := fasthttp.StatusBadRequest, "cannot read the request body"
+		if err == errBodyTooLarge {
+			status, msg = fasthttp.StatusRequestEntityTooLarge, err.Error()
+		}
+		ctx.SetConnectionClose() // the rest of the body is not read
+		s.writeError(ctx, d, status, msg)
+		x.release()
+		return
+	}
 	// The operation owns x from here: it releases x once the response,
 	// stream included, is fully written.
 	if rt.op == opCountTokens {

@@ -17,7 +17,7 @@ import (
 // for byte, streamed as it arrives.
 func (s *Server) forwardSame(x *exchange) {
 	x.buildUpstream(true)
-	body := x.ctx.Request.Body()
+	body := x.body
 	if x.target.Aliased && x.rt.dialect != codec.DialectGemini {
 		x.splice.reset(body, codec.Get(body, "model"), x.upModel)
 		x.upReq.SetBodyStream(&x.splice, x.splice.size)

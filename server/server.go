@@ -38,6 +38,7 @@ type Server struct {
 
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
+	served        atomic.Int64 // requests admitted since start
 }
 
 // Options are the parts of a Server that are not configuration.
@@ -87,14 +88,16 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		ErrorHandler:          s.handleServerError,
 		Name:                  "slipstream",
 		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes),
-		ReadBufferSize:        32 << 10,
+		ReadBufferSize:        8 << 10, // per connection; headers beyond it get 431 in the dialect
 		ReadTimeout:           5 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
 		NoDefaultServerHeader: true,
 		NoDefaultDate:         false,
 		CloseOnShutdown:       true,
-		StreamRequestBody:     false,
-		Logger:                s.log,
+		// Bodies are read by the handler, after admission, into pooled
+		// buffers of their exact size (see body.go).
+		StreamRequestBody: true,
+		Logger:            s.log,
 	}
 	return s, nil
 }
@@ -102,6 +105,9 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 // Serve accepts connections on ln until Shutdown. It returns nil after a
 // graceful shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	stop := make(chan struct{})
+	defer close(stop)
+	go s.reclaim(stop)
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)

@@ -18,7 +18,7 @@ const maxUpstreamBody = 64 << 20
 // On failure it has answered 400 and returns false.
 func (x *exchange) decodeClient() bool {
 	d := x.rt.dialect
-	if err := translate.DecodeRequest(d, &x.req, x.ctx.Request.Body()); err != nil {
+	if err := translate.DecodeRequest(d, &x.req, x.body); err != nil {
 		x.s.writeError(x.ctx, d, fasthttp.StatusBadRequest, "cannot read request: "+err.Error())
 		return false
 	}
@@ -42,17 +42,17 @@ func (s *Server) forwardTranslated(x *exchange) {
 		x.release()
 		return
 	}
-	body := x.ctx.Request.Body()
-	x.body = pool.Get(translate.RequestSizeHint(len(body)))
+	body := x.body
+	x.upBody = pool.Get(translate.RequestSizeHint(len(body)))
 	var err error
-	x.body.B, err = translate.AppendRequest(up, x.body.B[:0], &x.req, x.upModel)
+	x.upBody.B, err = translate.AppendRequest(up, x.upBody.B[:0], &x.req, x.upModel)
 	if err != nil {
 		s.writeError(x.ctx, d, fasthttp.StatusBadRequest, err.Error())
 		x.release()
 		return
 	}
 	x.buildUpstream(false)
-	x.upReq.SetBodyRaw(x.body.B)
+	x.upReq.SetBodyRaw(x.upBody.B)
 	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
 	x.ts.SetEstimate(x)
 	if x.stream && s.keepalive() > 0 {

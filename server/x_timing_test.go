@@ -50,12 +50,6 @@ func benchRaw(b *testing.B, base string, req []byte, size int) {
 	}
 }
 
-// Upstream answers of each dialect for the translated benchmark.
-const (
-	anthropicReply = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Done: the handler now returns JSON."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":2900,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":12}}`
-	responsesReply = `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"id":"msg_1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Done: the handler now returns JSON.","annotations":[]}]}],"usage":{"input_tokens":2900,"input_tokens_details":{"cached_tokens":0},"output_tokens":12,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":2912}}`
-)
-
 // BenchmarkProxyTranslated sends the 10.8 KB Claude-Code-shaped request
 // (testdata/claude_code_10k.json: 3 system blocks, 20 tools, three tool
 // turns with thinking) from an Anthropic client to an Anthropic upstream

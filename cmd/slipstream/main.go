@@ -1,6 +1,6 @@
 // Command slipstream is the LLM API proxy.
 //
-//	slipstream [-config FILE]          serve
+//	slipstream [-config FILE] [-pprof ADDR]   serve
 //	slipstream check [-config FILE]    validate a config, print every problem
 //	slipstream version                 print the version
 //	slipstream tokens [-encoding E] [-ids] [FILE]
@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"slipstream/server"
@@ -78,13 +79,23 @@ func runServe(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("slipstream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "config file (default ./slipstream.yaml, else the built-in default)")
+	pprofAddr := fs.String("pprof", "", "serve Go profiles on this address (e.g. 127.0.0.1:6060); off by default")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr, stderr); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
 	}
 	cfg, src, err := loadConfig(*path)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: invalid configuration:\n%v\n", src, err)
 		return 1
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(cfg.Limits.GCPercent)
 	}
 	s, err := server.New(cfg, server.Options{Log: stderr})
 	if err != nil {

@@ -93,6 +93,12 @@ type Limits struct {
 	// MaxBytesInFlight caps the sum of request bodies being handled; over
 	// it: 429. Default 0 (no cap).
 	MaxBytesInFlight int64 `yaml:"max_bytes_in_flight"`
+	// GCPercent is the Go garbage collector's GOGC: how far the heap may
+	// grow past the live data before a collection. slipstream's live heap
+	// is mostly request bodies, which hold no pointers and cost the
+	// collector almost nothing, so a low value keeps RSS near the bytes in
+	// flight cheaply. A GOGC environment variable overrides it. Default 25.
+	GCPercent int `yaml:"gc_percent"`
 }
 
 // Timeouts bound each phase of an upstream call.

@@ -14,6 +14,7 @@ const (
 	DefaultMaxConcurrent = 4096
 	DefaultMockReply     = "Hello from the slipstream mock provider."
 	DefaultMockChunks    = 4
+	DefaultGCPercent     = 25
 )
 
 var defaultBaseURLs = map[string]string{
@@ -31,6 +32,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Limits.MaxConcurrent == 0 {
 		c.Limits.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if c.Limits.GCPercent == 0 {
+		c.Limits.GCPercent = DefaultGCPercent
 	}
 	c.Timeouts.applyDefaults()
 	for i := range c.Keys {
@@ -90,7 +94,7 @@ func (c *Config) Validate() Problems {
 	c.validateKeys(add)
 	c.validateProviders(add)
 	c.validateAliases(add)
-	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.MaxBytesInFlight < 0 {
+	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.MaxBytesInFlight < 0 || c.Limits.GCPercent < 0 {
 		add("limits", "limits must not be negative")
 	}
 	return ps

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"errors"
+	"io"
+
+	"github.com/valyala/fasthttp"
+
+	"slipstream/pool"
+)
+
+// errBodyTooLarge reports a body over limits.max_body_bytes that declared
+// no length up front.
+var errBodyTooLarge = errors.New("request body exceeds limits.max_body_bytes")
+
+// declaredSize is the body size the request announces: its Content-Length,
+// or, for a chunked body, the limit (admission must assume the worst).
+func (s *Server) declaredSize(ctx *fasthttp.RequestCtx) int64 {
+	if n := ctx.Request.Header.ContentLength(); n >= 0 {
+		return int64(n)
+	}
+	return s.cfg.Limits.MaxBodyBytes
+}
+
+// readBody reads the request body into a pooled buffer of exactly its
+// size (fasthttp's own reader rounds its buffer up to a power of two,
+// which costs up to 2x the bytes in flight under load). The server streams
+// request bodies, so nothing was read before admission. The buffer is
+// x.reqBody, released with x.
+func (x *exchange) readBody() error {
+	ctx := x.ctx
+	r := ctx.RequestBodyStream()
+	if r == nil { // a body fasthttp already holds (tests that call the handler directly)
+		x.body = ctx.Request.Body()
+		return nil
+	}
+	max := x.s.cfg.Limits.MaxBodyBytes
+	n := ctx.Request.Header.ContentLength()
+	if n < 0 {
+		return x.readChunked(r, max)
+	}
+	if int64(n) > max {
+		return errBodyTooLarge
+	}
+	x.reqBody = pool.Get(n)
+	b := x.reqBody.B[:n]
+	if _, err := io.ReadFull(r, b); err != nil {
+		return err
+	}
+	x.body = b
+	return nil
+}
+
+// readChunked reads a body of unknown length, up to max bytes.
+func (x *exchange) readChunked(r io.Reader, max int64) error {
+	x.reqBody = pool.Get(64 << 10)
+	b := x.reqBody.B[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			x.reqBody.B = b
+			return errBodyTooLarge
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			x.reqBody.B = b
+			return err
+		}
+	}
+	x.reqBody.B = b
+	x.body = b
+	return nil
+}
+
+// discardBody reads and drops a request body that will not be used (the
+// request is refused before its body is read), so the client can finish
+// sending it and read the answer on a connection that stays usable. It
+// reads at most limits.max_body_bytes, through io.Discard's pooled buffer:
+// no memory grows with the body.
+func (s *Server) discardBody(ctx *fasthttp.RequestCtx) {
+	if r := ctx.RequestBodyStream(); r != nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(r, s.cfg.Limits.MaxBodyBytes+1))
+	}
+}
