@@ -170,15 +170,11 @@ func SkipWS(b []byte, i int) int {
 // StringEnd returns the index of the quote closing the string that opens
 // at i, or len(b).
 func StringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j
-		}
+	end, ok := stringShape(b, i+1)
+	if !ok {
+		return len(b)
 	}
-	return len(b)
+	return end - 1
 }
 
 // ValueEnd returns the index just after the JSON value starting at i.

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 
-	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -30,7 +29,7 @@ const (
 func (s *Server) countTokens(x *exchange) {
 	ctx, d := x.ctx, x.rt.dialect
 	body := x.body
-	if !gjson.Valid(pool.B2S(body)) {
+	if !codec.ValidShape(body) {
 		s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
 		x.release()
 		return

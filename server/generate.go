@@ -1,7 +1,6 @@
 package server
 
 import (
-	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -31,20 +30,20 @@ func (s *Server) generate(x *exchange) {
 func (x *exchange) prepare() bool {
 	ctx, d := x.ctx, x.rt.dialect
 	body := x.body
-	if !gjson.Valid(pool.B2S(body)) {
-		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
+	var top [2][]byte // model, stream
+	if !codec.ValidShapeTop(body, topKeys[:], top[:]) {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
 		return false
 	}
 	if d == codec.DialectGemini {
 		x.model = x.geminiModel
 	} else {
-		x.stream = codec.Get(body, "stream").Type == gjson.True
-		m := codec.Get(body, "model")
-		if m.Type != gjson.String || len(m.Str) == 0 {
+		x.stream = codec.IsTrue(top[1])
+		x.model = codec.StrContent(top[0])
+		if len(x.model) == 0 {
 			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "missing model: the request body needs a \"model\" string")
 			return false
 		}
-		x.model = codec.Content(m)
 	}
 	model := pool.B2S(x.model)
 	if !x.key.allows(model) {
@@ -63,3 +62,6 @@ func (x *exchange) prepare() bool {
 	}
 	return true
 }
+
+// topKeys are the members prepare reads while it validates the body.
+var topKeys = [2]string{"model", "stream"}

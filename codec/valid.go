@@ -1,0 +1,337 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// maxDepth bounds nesting, as encoding/json does; deeper input is invalid.
+const maxDepth = 10000
+
+// Valid reports whether b is one JSON value (RFC 8259) surrounded by
+// optional whitespace, with every string valid UTF-8. It is what the
+// server checks every body with before anything else reads it, so it is
+// built for the common case: string content, which is most of a request,
+// is skipped eight bytes at a time until a quote, a backslash, a control
+// byte or a non-ASCII byte appears. It allocates nothing.
+func Valid(b []byte) bool {
+	i, ok := validValue(b, SkipWS(b, 0), 0, true)
+	return ok && SkipWS(b, i) == len(b)
+}
+
+// ValidShape is Valid without looking inside strings: it checks the
+// structure (objects, arrays, numbers, literals, where every string ends)
+// but not escapes, control bytes or UTF-8 in string content. It is what
+// the same-dialect path needs before it reads a few members and relays
+// the body byte for byte: string content is the upstream's to judge, and
+// skipping it runs at memchr speed. Readers built on Members, Member and
+// gjson stay safe on such input: they find string ends the same way.
+func ValidShape(b []byte) bool {
+	i, ok := validValue(b, SkipWS(b, 0), 0, false)
+	return ok && SkipWS(b, i) == len(b)
+}
+
+// ValidShapeTop is ValidShape for a body that must be an object, which
+// also returns, in the same pass, the raw values of the top-level members
+// named keys: vals[i] is the value of keys[i], or nil. len(vals) must be
+// len(keys). A proxy that needs two members of a 1 MB body then reads it
+// once instead of twice.
+func ValidShapeTop(b []byte, keys []string, vals [][]byte) bool {
+	clear(vals)
+	i := SkipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return SkipWS(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		ks := i + 1
+		var ok bool
+		if i, ok = stringShape(b, ks); !ok {
+			return false
+		}
+		key := b[ks : i-1]
+		i = SkipWS(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		vs := SkipWS(b, i+1)
+		if i, ok = validValue(b, vs, 1, false); !ok {
+			return false
+		}
+		for k := range keys {
+			if vals[k] == nil && string(key) == keys[k] {
+				vals[k] = b[vs:i]
+			}
+		}
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case '}':
+			return SkipWS(b, i+1) == len(b)
+		case ',':
+			i = SkipWS(b, i+1)
+		default:
+			return false
+		}
+	}
+}
+
+// validValue checks the value starting at b[i] and returns the index after it.
+func validValue(b []byte, i, depth int, strict bool) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i+1, strict)
+	case c == '{':
+		return validObject(b, i+1, depth+1, strict)
+	case c == '[':
+		return validArray(b, i+1, depth+1, strict)
+	case c == '-' || c >= '0' && c <= '9':
+		return validNumber(b, i)
+	case c == 't':
+		return validLiteral(b, i, "true")
+	case c == 'f':
+		return validLiteral(b, i, "false")
+	case c == 'n':
+		return validLiteral(b, i, "null")
+	}
+	return i, false
+}
+
+func validLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+func validObject(b []byte, i, depth int, strict bool) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
+	i = SkipWS(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		var ok bool
+		if i, ok = validString(b, i+1, strict); !ok {
+			return i, false
+		}
+		i = SkipWS(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		if i, ok = validValue(b, SkipWS(b, i+1), depth, strict); !ok {
+			return i, false
+		}
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = SkipWS(b, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+func validArray(b []byte, i, depth int, strict bool) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
+	i = SkipWS(b, i)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = validValue(b, i, depth, strict); !ok {
+			return i, false
+		}
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i = SkipWS(b, i+1)
+		default:
+			return i, false
+		}
+	}
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plain reports whether none of the 8 bytes in w is a quote, a backslash,
+// a control byte (< 0x20) or non-ASCII (>= 0x80): the bytes a string
+// scanner must look at.
+func plain(w uint64) bool {
+	quote := w ^ ('"' * lsb)
+	bslash := w ^ ('\\' * lsb)
+	special := (quote - lsb) &^ quote // a zero byte: a quote
+	special |= (bslash - lsb) &^ bslash
+	special |= w - 0x20*lsb // borrows below 0x20 (w has no high bits here)
+	return (special|w)&msb == 0
+}
+
+// Byte classes inside a string.
+const (
+	strPlain = iota
+	strQuote
+	strEscape
+	strControl
+	strMultibyte
+)
+
+var strClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '"':
+			t[c] = strQuote
+		case c == '\\':
+			t[c] = strEscape
+		case c < 0x20:
+			t[c] = strControl
+		case c >= utf8.RuneSelf:
+			t[c] = strMultibyte
+		}
+	}
+	return t
+}()
+
+// validString checks string content from b[i] (after the opening quote)
+// and returns the index after the closing quote.
+func validString(b []byte, i int, strict bool) (int, bool) {
+	if !strict {
+		return stringShape(b, i)
+	}
+	for {
+		for i+8 <= len(b) && plain(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && strClass[b[i]] == strPlain {
+			i++
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		switch strClass[b[i]] {
+		case strQuote:
+			return i + 1, true
+		case strEscape:
+			var ok bool
+			if i, ok = validEscape(b, i+1); !ok {
+				return i, false
+			}
+		case strControl:
+			return i, false
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, false
+			}
+			i += n
+		}
+	}
+}
+
+func validEscape(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 1, true
+	case 'u':
+		if _, ok := hex4(b, i+1); ok {
+			return i + 5, true
+		}
+	}
+	return i, false
+}
+
+func validNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// stringShape finds the quote that closes the string whose content starts
+// at b[i]: the first quote not escaped by an odd run of backslashes. It
+// uses bytes.IndexByte, which scans many bytes per instruction.
+func stringShape(b []byte, i int) (int, bool) {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b), false
+		}
+		j := i + q
+		k := j
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1, true
+		}
+		i = j + 1
+	}
+}
