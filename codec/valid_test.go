@@ -65,7 +65,7 @@ func TestValidShape(t *testing.T) {
 	f(`{"a":"x\"y\\","b":[1,2]}`, true)
 	f(`{"a":"\\\\"}`, true)
 	f(`{"a":"\\\""}`, true)
-	f(`{"a":"\\\"}`, false) // the last quote is escaped: unterminated
+	f(`{"a":"\\\"}`, false)               // the last quote is escaped: unterminated
 	f("{\"a\":\"tab\there \xff\"}", true) // string content is not judged
 	f(`{"a":"\q"}`, true)
 	f(`{"a":1,}`, false)
