@@ -20,3 +20,10 @@ func str(r gjson.Result, key string) []byte {
 
 // field is codec.Field: the member as a Result with Type and Raw only.
 func field(r gjson.Result, key string) gjson.Result { return codec.Field(r, key) }
+
+// typeOf returns the "type" member of the JSON object r as a string (a
+// view: block and source types hold no escapes), or "".
+func typeOf(r gjson.Result) string { return typeOfKey(r, "type") }
+
+// typeOfKey is typeOf for another short enum-like member ("role").
+func typeOfKey(r gjson.Result, key string) string { return pool.B2S(str(r, key)) }

@@ -97,16 +97,18 @@ func readSystem(r *codec.Request, sys gjson.Result) error {
 	case !sys.IsArray():
 		return fmt.Errorf("system: must be a string or an array of text blocks")
 	}
-	var err error
-	sys.ForEach(func(k, b gjson.Result) bool {
-		if t := b.Get("type").Str; t != "text" {
-			err = fmt.Errorf("system[%d]: unsupported block type %q", k.Int(), clip(t))
-			return false
+	e := codec.ArrayElems(codec.Raw(sys))
+	for k := 0; ; k++ {
+		v, ok := e.Next()
+		if !ok {
+			return nil
+		}
+		b := codec.ResultOf(v)
+		if t := typeOf(b); t != "text" {
+			return fmt.Errorf("system[%d]: unsupported block type %q", k, clip(t))
 		}
 		addSystem(r, str(b, "text"))
-		return true
-	})
-	return err
+	}
 }
 
 func addSystem(r *codec.Request, text []byte) {
@@ -122,17 +124,21 @@ func readMessages(r *codec.Request, msgs gjson.Result) error {
 	if !msgs.IsArray() {
 		return fmt.Errorf("messages: must be an array")
 	}
-	var err error
-	msgs.ForEach(func(k, m gjson.Result) bool {
-		err = readMessage(r, int(k.Int()), m)
-		return err == nil
-	})
-	return err
+	e := codec.ArrayElems(codec.Raw(msgs))
+	for k := 0; ; k++ {
+		v, ok := e.Next()
+		if !ok {
+			return nil
+		}
+		if err := readMessage(r, k, codec.ResultOf(v)); err != nil {
+			return err
+		}
+	}
 }
 
 func readMessage(r *codec.Request, i int, m gjson.Result) error {
 	var role codec.Role
-	switch m.Get("role").Str {
+	switch typeOfKey(m, "role") {
 	case "user":
 		role = codec.RoleUser
 	case "assistant":
@@ -143,7 +149,7 @@ func readMessage(r *codec.Request, i int, m gjson.Result) error {
 		}
 		role = codec.RoleSystem
 	default:
-		return fmt.Errorf("messages[%d]: unknown role %q", i, clip(m.Get("role").String()))
+		return fmt.Errorf("messages[%d]: unknown role %q", i, clip(typeOfKey(m, "role")))
 	}
 	r.AddMessage(role)
 	content := field(m, "content")
@@ -160,27 +166,28 @@ func readMessage(r *codec.Request, i int, m gjson.Result) error {
 }
 
 func readBlocks(r *codec.Request, i int, content gjson.Result) error {
-	var err error
-	content.ForEach(func(k, b gjson.Result) bool {
-		err = readBlock(r, b)
-		if err != nil {
-			err = fmt.Errorf("messages[%d].content[%d]: %w", i, k.Int(), err)
+	e := codec.ArrayElems(codec.Raw(content))
+	for k := 0; ; k++ {
+		v, ok := e.Next()
+		if !ok {
+			return nil
 		}
-		return err == nil
-	})
-	return err
+		if err := readBlock(r, codec.ResultOf(v)); err != nil {
+			return fmt.Errorf("messages[%d].content[%d]: %w", i, k, err)
+		}
+	}
 }
 
 // readBlock adds the part(s) for one content block.
 func readBlock(r *codec.Request, b gjson.Result) error {
-	switch t := b.Get("type").Str; t {
+	switch t := typeOf(b); t {
 	case "text":
 		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(b, "text")})
 	case "image":
-		return readImage(r, b.Get("source"))
+		return readImage(r, field(b, "source"))
 	case "tool_use":
 		r.AddPart(codec.Part{Kind: codec.PartToolCall, ID: str(b, "id"),
-			Name: str(b, "name"), Args: objectOrNil(b.Get("input"))})
+			Name: str(b, "name"), Args: objectOrNil(field(b, "input"))})
 	case "tool_result":
 		return readToolResult(r, b)
 	case "thinking":
@@ -189,7 +196,7 @@ func readBlock(r *codec.Request, b gjson.Result) error {
 	case "redacted_thinking":
 		r.AddPart(codec.Part{Kind: codec.PartRedactedThinking, Signature: str(b, "data")})
 	case "document":
-		readDocument(r, b.Get("source"))
+		readDocument(r, field(b, "source"))
 	default:
 		if !droppedBlock(t) {
 			return fmt.Errorf("unknown block type %q", clip(t))
@@ -211,13 +218,13 @@ func droppedBlock(t string) bool {
 // readDocument keeps a plain-text document as text; PDF, file and
 // content-block documents have no cross-provider form and are dropped.
 func readDocument(r *codec.Request, src gjson.Result) {
-	if src.Get("type").Str == "text" {
+	if typeOf(src) == "text" {
 		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(src, "data")})
 	}
 }
 
 func readImage(r *codec.Request, src gjson.Result) error {
-	switch t := src.Get("type").Str; t {
+	switch t := typeOf(src); t {
 	case "base64":
 		r.AddPart(codec.Part{Kind: codec.PartImage, MediaType: str(src, "media_type"),
 			Text: str(src, "data")})
@@ -239,22 +246,21 @@ func readToolResult(r *codec.Request, b gjson.Result) error {
 	id := str(b, "tool_use_id")
 	at := len(r.Parts)
 	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: id, Name: callName(r, id),
-		IsError: b.Get("is_error").Bool()})
+		IsError: codec.IsTrue(codec.Member(codec.Raw(b), "is_error"))})
 	content := field(b, "content")
 	switch {
 	case content.Type == gjson.String:
 		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
 	case content.IsArray():
-		var err error
-		content.ForEach(func(k, c gjson.Result) bool {
-			err = readResultBlock(r, c)
-			if err != nil {
-				err = fmt.Errorf("tool_result content[%d]: %w", k.Int(), err)
+		e := codec.ArrayElems(codec.Raw(content))
+		for k := 0; ; k++ {
+			v, ok := e.Next()
+			if !ok {
+				break
 			}
-			return err == nil
-		})
-		if err != nil {
-			return err
+			if err := readResultBlock(r, codec.ResultOf(v)); err != nil {
+				return fmt.Errorf("tool_result content[%d]: %w", k, err)
+			}
 		}
 	}
 	r.Parts[at].Children = len(r.Parts) - at - 1
@@ -262,13 +268,13 @@ func readToolResult(r *codec.Request, b gjson.Result) error {
 }
 
 func readResultBlock(r *codec.Request, c gjson.Result) error {
-	switch t := c.Get("type").Str; t {
+	switch t := typeOf(c); t {
 	case "text":
 		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(c, "text")})
 	case "image":
-		return readImage(r, c.Get("source"))
+		return readImage(r, field(c, "source"))
 	case "document":
-		readDocument(r, c.Get("source"))
+		readDocument(r, field(c, "source"))
 	case "search_result", "tool_reference":
 	default:
 		return fmt.Errorf("unknown block type %q", clip(t))
@@ -298,23 +304,56 @@ func objectOrNil(v gjson.Result) []byte {
 // readTools keeps custom tools; typed server tools (web_search_*, bash_*,
 // text_editor_*, ...) have no equivalent elsewhere and are dropped.
 func readTools(r *codec.Request, tools gjson.Result) {
-	tools.ForEach(func(_, t gjson.Result) bool {
-		if typ := t.Get("type"); typ.Exists() && typ.Type != gjson.Null && typ.Str != "custom" {
-			return true
+	e := codec.ArrayElems(codec.Raw(tools))
+	for v, ok := e.Next(); ok; v, ok = e.Next() {
+		var tool toolFields
+		tool.read(v)
+		if tool.typ != nil && string(tool.typ) != "null" && string(tool.typ) != `"custom"` {
+			continue
 		}
 		r.Tools = append(r.Tools, codec.Tool{
 			Kind:        codec.ToolFunction,
-			Name:        str(t, "name"),
-			Description: str(t, "description"),
-			Schema:      objectOrNil(t.Get("input_schema")),
-			Strict:      t.Get("strict").Bool(),
+			Name:        codec.StrContent(tool.name),
+			Description: codec.StrContent(tool.description),
+			Schema:      rawOrNil(tool.schema),
+			Strict:      codec.IsTrue(tool.strict),
 		})
-		return true
-	})
+	}
+}
+
+// toolFields holds the raw members of one tool definition, read in one
+// pass (a schema can be most of a tool's bytes; a lookup per field would
+// walk it once per field).
+type toolFields struct{ typ, name, description, schema, strict []byte }
+
+func (t *toolFields) read(obj []byte) {
+	m := codec.ObjectMembers(obj)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "type":
+			t.typ = v
+		case "name":
+			t.name = v
+		case "description":
+			t.description = v
+		case "input_schema":
+			t.schema = v
+		case "strict":
+			t.strict = v
+		}
+	}
+}
+
+// rawOrNil returns v unless it is absent or null.
+func rawOrNil(v []byte) []byte {
+	if string(v) == "null" {
+		return nil
+	}
+	return v
 }
 
 func readToolChoice(r *codec.Request, tc gjson.Result) {
-	switch tc.Get("type").Str {
+	switch typeOf(tc) {
 	case "auto":
 		r.ToolChoice.Mode = codec.ToolChoiceAuto
 	case "any":
