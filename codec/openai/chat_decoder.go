@@ -119,8 +119,8 @@ func (d *ChatDecoder) start(dst []codec.Event, root gjson.Result) []codec.Event 
 	}
 	d.started = true
 	ev := d.add(&dst, codec.EventStart, 0)
-	ev.ID = codec.Content(ChatField(root, "id"))
-	ev.Name = codec.Content(ChatField(root, "model"))
+	ev.ID = codec.Content(codec.Field(root, "id"))
+	ev.Name = codec.Content(codec.Field(root, "model"))
 	return dst
 }
 
@@ -152,17 +152,17 @@ func (d *ChatDecoder) delta(dst []codec.Event, delta gjson.Result, data []byte) 
 	if !delta.IsObject() {
 		return dst
 	}
-	think := ChatField(delta, "reasoning_content")
+	think := codec.Field(delta, "reasoning_content")
 	if think.Type != gjson.String {
-		think = ChatField(delta, "reasoning")
+		think = codec.Field(delta, "reasoning")
 	}
 	if t := codec.Content(think); len(t) > 0 {
 		d.add(&dst, codec.EventThinking, 0).Text = t
 	}
-	if t := codec.Content(ChatField(delta, "content")); len(t) > 0 {
+	if t := codec.Content(codec.Field(delta, "content")); len(t) > 0 {
 		d.add(&dst, codec.EventText, 0).Text = t
 	}
-	if t := codec.Content(ChatField(delta, "refusal")); len(t) > 0 {
+	if t := codec.Content(codec.Field(delta, "refusal")); len(t) > 0 {
 		d.add(&dst, codec.EventText, 0).Text = t
 	}
 	calls := delta.Get("tool_calls")
@@ -199,7 +199,7 @@ func (d *ChatDecoder) toolFragment(dst []codec.Event, tc gjson.Result, j int, da
 	if custom || tc.Get("custom").Exists() {
 		custom, fn = true, tc.Get("custom")
 	}
-	id, name := codec.Content(ChatField(tc, "id")), codec.Content(ChatField(fn, "name"))
+	id, name := codec.Content(codec.Field(tc, "id")), codec.Content(codec.Field(fn, "name"))
 	if len(name) > 0 && (!c.started || len(id) > 0 && !bytes.Equal(id, c.id)) {
 		c.started, c.block, c.id = true, d.ncalls, append(c.id[:0], id...)
 		d.ncalls++
@@ -209,9 +209,9 @@ func (d *ChatDecoder) toolFragment(dst []codec.Event, tc gjson.Result, j int, da
 	if !c.started {
 		return dst // a call must start with its name; nothing to attach to
 	}
-	args := ChatField(fn, "arguments")
+	args := codec.Field(fn, "arguments")
 	if custom {
-		args = ChatField(fn, "input")
+		args = codec.Field(fn, "input")
 	}
 	if t := d.argsText(args, data); len(t) > 0 {
 		d.add(&dst, codec.EventToolArgs, c.block).Text = t
@@ -313,7 +313,7 @@ func chatUsage(u gjson.Result) codec.Usage {
 func chatStreamError(e gjson.Result) codec.Error {
 	err := codec.Error{Status: 500, Kind: codec.ErrAPI, Message: codec.Content(e)}
 	if e.IsObject() {
-		err.Message = codec.Content(ChatField(e, "message"))
+		err.Message = codec.Content(codec.Field(e, "message"))
 		code := e.Get("code")
 		err.Code = codec.Content(code)
 		if code.Type == gjson.Number && code.Int() >= 400 && code.Int() < 600 {

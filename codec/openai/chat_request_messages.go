@@ -39,18 +39,18 @@ func (rd *chatMessages) message(m gjson.Result) error {
 	role := m.Get("role").String()
 	switch role {
 	case "system", "developer":
-		return rd.system(ChatField(m, "content"))
+		return rd.system(codec.Field(m, "content"))
 	}
 	rd.leading = false
 	switch role {
 	case "user":
-		return rd.user(ChatField(m, "content"))
+		return rd.user(codec.Field(m, "content"))
 	case "assistant":
 		return rd.assistant(m)
 	case "tool":
-		return rd.tool(m, codec.Content(ChatField(m, "tool_call_id")), codec.Content(ChatField(m, "name")))
+		return rd.tool(m, codec.Content(codec.Field(m, "tool_call_id")), codec.Content(codec.Field(m, "name")))
 	case "function":
-		name := codec.Content(ChatField(m, "name"))
+		name := codec.Content(codec.Field(m, "name"))
 		return rd.tool(m, name, name)
 	}
 	return fmt.Errorf("messages[%d]: unknown role %q", rd.i, chatClip(role))
@@ -87,7 +87,7 @@ func (rd *chatMessages) system(c gjson.Result) error {
 			err = fmt.Errorf("messages[%d].content[%d]: system content part type %q is not supported", rd.i, j, chatClip(t))
 			return false
 		}
-		rd.r.System = append(rd.r.System, codec.Content(ChatField(p, "text")))
+		rd.r.System = append(rd.r.System, codec.Content(codec.Field(p, "text")))
 		return true
 	})
 	return err
@@ -112,7 +112,7 @@ func (rd *chatMessages) tool(m gjson.Result, id, name []byte) error {
 	}
 	rd.r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: id, Name: name})
 	at := len(rd.r.Parts) - 1
-	err := rd.content(ChatField(m, "content"), true)
+	err := rd.content(codec.Field(m, "content"), true)
 	rd.r.Parts[at].Children = len(rd.r.Parts) - 1 - at
 	return err
 }
@@ -121,33 +121,33 @@ func (rd *chatMessages) tool(m gjson.Result, id, name []byte) error {
 func (rd *chatMessages) assistant(m gjson.Result) error {
 	rd.r.AddMessage(codec.RoleAssistant)
 	rd.toolRun = false
-	think := ChatField(m, "reasoning_content")
+	think := codec.Field(m, "reasoning_content")
 	if think.Type != gjson.String {
-		think = ChatField(m, "reasoning")
+		think = codec.Field(m, "reasoning")
 	}
 	if think.Type == gjson.String && len(think.Raw) > 2 {
 		rd.r.AddPart(codec.Part{Kind: codec.PartThinking, Text: codec.Content(think)})
 	}
-	if err := rd.content(ChatField(m, "content"), false); err != nil {
+	if err := rd.content(codec.Field(m, "content"), false); err != nil {
 		return err
 	}
 	if fc := m.Get("function_call"); fc.IsObject() {
-		name := codec.Content(ChatField(fc, "name"))
-		rd.toolCall(name, name, ChatField(fc, "arguments"), false)
+		name := codec.Content(codec.Field(fc, "name"))
+		rd.toolCall(name, name, codec.Field(fc, "arguments"), false)
 	}
 	calls := m.Get("tool_calls")
 	if !calls.IsArray() {
 		return nil
 	}
 	calls.ForEach(func(_, tc gjson.Result) bool {
-		id := codec.Content(ChatField(tc, "id"))
+		id := codec.Content(codec.Field(tc, "id"))
 		if tc.Get("type").String() == "custom" {
 			c := tc.Get("custom")
-			rd.toolCall(id, codec.Content(ChatField(c, "name")), ChatField(c, "input"), true)
+			rd.toolCall(id, codec.Content(codec.Field(c, "name")), codec.Field(c, "input"), true)
 			return true
 		}
 		fn := tc.Get("function")
-		rd.toolCall(id, codec.Content(ChatField(fn, "name")), ChatField(fn, "arguments"), false)
+		rd.toolCall(id, codec.Content(codec.Field(fn, "name")), codec.Field(fn, "arguments"), false)
 		return true
 	})
 	return nil
@@ -193,9 +193,9 @@ func (rd *chatMessages) content(c gjson.Result, images bool) error {
 func (rd *chatMessages) part(p gjson.Result, j int, images bool) error {
 	switch t := p.Get("type").String(); t {
 	case "text":
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(ChatField(p, "text"))})
+		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(codec.Field(p, "text"))})
 	case "refusal":
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(ChatField(p, "refusal"))})
+		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(codec.Field(p, "refusal"))})
 	case "image_url":
 		if !images {
 			return fmt.Errorf("messages[%d].content[%d]: image parts are not allowed in this message", rd.i, j)
@@ -213,7 +213,7 @@ func (rd *chatMessages) part(p gjson.Result, j int, images bool) error {
 // a base64 data URL is split into media type and data.
 func (rd *chatMessages) image(v gjson.Result) {
 	if v.IsObject() {
-		v = ChatField(v, "url")
+		v = codec.Field(v, "url")
 	}
 	url := codec.Content(v)
 	if mt, data, ok := codec.ParseDataURL(url); ok {

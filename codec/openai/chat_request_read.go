@@ -38,7 +38,7 @@ func DecodeChatRequest(r *codec.Request, body []byte) error {
 	if !root.IsObject() {
 		return errors.New("request body must be a JSON object")
 	}
-	r.Model = codec.Content(ChatField(root, "model"))
+	r.Model = codec.Content(codec.Field(root, "model"))
 	r.Stream = root.Get("stream").Type == gjson.True
 	r.IncludeUsage = root.Get("stream_options.include_usage").Type == gjson.True
 	if err := chatReadMessages(r, root.Get("messages")); err != nil {
@@ -51,7 +51,7 @@ func DecodeChatRequest(r *codec.Request, body []byte) error {
 	chatReadParallel(r, root.Get("parallel_tool_calls"))
 	chatReadSampling(r, root)
 	chatReadFormat(r, root.Get("response_format"))
-	r.Reasoning.Effort = ChatParseEffort(codec.Content(ChatField(root, "reasoning_effort")))
+	r.Reasoning.Effort = ChatParseEffort(codec.Content(codec.Field(root, "reasoning_effort")))
 	return nil
 }
 
@@ -134,7 +134,7 @@ func chatReadFormat(r *codec.Request, v gjson.Result) {
 		js := v.Get("json_schema")
 		r.Format = codec.Format{
 			Kind:   codec.FormatJSONSchema,
-			Name:   codec.Content(ChatField(js, "name")),
+			Name:   codec.Content(codec.Field(js, "name")),
 			Schema: chatObject(js.Get("schema")),
 			Strict: js.Get("strict").Type == gjson.True,
 		}
@@ -168,8 +168,8 @@ func chatReadTools(r *codec.Request, tools gjson.Result) error {
 			}
 			r.Tools = append(r.Tools, codec.Tool{
 				Kind:        codec.ToolFunction,
-				Name:        codec.Content(ChatField(fn, "name")),
-				Description: codec.Content(ChatField(fn, "description")),
+				Name:        codec.Content(codec.Field(fn, "name")),
+				Description: codec.Content(codec.Field(fn, "description")),
 				Schema:      chatObject(fn.Get("parameters")),
 				Strict:      fn.Get("strict").Type == gjson.True,
 			})
@@ -177,8 +177,8 @@ func chatReadTools(r *codec.Request, tools gjson.Result) error {
 			c := t.Get("custom")
 			r.Tools = append(r.Tools, codec.Tool{
 				Kind:        codec.ToolCustom,
-				Name:        codec.Content(ChatField(c, "name")),
-				Description: codec.Content(ChatField(c, "description")),
+				Name:        codec.Content(codec.Field(c, "name")),
+				Description: codec.Content(codec.Field(c, "description")),
 				Format:      chatObject(c.Get("format")),
 			})
 		}

@@ -221,7 +221,7 @@ func ChatAppendFormatNote(dst, format []byte, sep bool) []byte {
 	if !g.IsObject() {
 		g = gjson.Parse(pool.B2S(format))
 	}
-	def := codec.Content(ChatField(g, "definition"))
+	def := codec.Content(codec.Field(g, "definition"))
 	if len(def) == 0 {
 		return dst
 	}
@@ -229,7 +229,7 @@ func ChatAppendFormatNote(dst, format []byte, sep bool) []byte {
 		dst = append(dst, `\n\n`...)
 	}
 	dst = append(dst, "The input must follow this "...)
-	if syn := codec.Content(ChatField(g, "syntax")); len(syn) > 0 {
+	if syn := codec.Content(codec.Field(g, "syntax")); len(syn) > 0 {
 		dst = append(dst, syn...)
 		dst = append(dst, ' ')
 	}

@@ -141,7 +141,7 @@ func (d *ResponsesDecoder) toolCall(dst []codec.Event, idx int, item gjson.Resul
 // delta emits a text, thinking or arguments fragment of the open item.
 // The delta is read with respMember: gjson would unescape it (allocate).
 func (d *ResponsesDecoder) delta(dst []codec.Event, kind codec.EventKind, ev gjson.Result, data []byte) []codec.Event {
-	text := respContent(respMember(data, "delta"))
+	text := codec.StrContent(codec.Member(data, "delta"))
 	if len(text) == 0 {
 		return dst
 	}

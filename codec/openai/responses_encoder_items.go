@@ -265,10 +265,10 @@ func (e *ResponsesEncoder) customInput() {
 	if err != nil || !gjson.Valid(pool.B2S(e.scratch)) {
 		return
 	}
-	in := respMember(e.scratch, "input") // gjson.Get would unescape (allocate)
+	in := codec.Member(e.scratch, "input") // gjson.Get would unescape (allocate)
 	switch {
 	case len(in) > 0 && in[0] == '"':
-		it.acc = append(it.acc[:0], respContent(in)...)
+		it.acc = append(it.acc[:0], codec.StrContent(in)...)
 	case len(in) > 0:
 		it.acc = codec.AppendEscaped(it.acc[:0], in)
 	}

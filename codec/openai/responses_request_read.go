@@ -31,7 +31,10 @@ import (
 // hosted tools (web_search, tool_search, file_search, mcp ...) are dropped.
 func DecodeResponsesRequest(r *codec.Request, body []byte) error {
 	var f responsesFields
-	respEachMember(body, f.collect)
+	m := codec.ObjectMembers(body)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		f.collect(pool.B2S(k), v)
+	}
 	if need := responsesScratchNeed(body, &f); need > 0 {
 		r.ReserveScratch(need)
 	}
@@ -86,15 +89,15 @@ type responsesReader struct {
 
 func (rd *responsesReader) read(f *responsesFields) error {
 	r := rd.r
-	r.Model = respContent(f.model)
+	r.Model = codec.StrContent(f.model)
 	r.Stream = f.stream.Type == gjson.True
-	if text := respContent(f.instructions); len(text) > 0 {
+	if text := codec.StrContent(f.instructions); len(text) > 0 {
 		r.System = append(r.System, text)
 	}
 	switch input := respParse(f.input); {
 	case len(f.input) > 0 && f.input[0] == '"':
 		r.AddMessage(codec.RoleUser)
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: respContent(f.input)})
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.StrContent(f.input)})
 	case input.IsObject():
 		return fmt.Errorf("input: must be a string or an array of items")
 	case input.IsArray():
@@ -188,7 +191,7 @@ func (rd *responsesReader) system(content []byte) {
 		rd.content(content)
 		return
 	}
-	if text := respContent(content); text != nil {
+	if text := codec.StrContent(content); text != nil {
 		r.System = append(r.System, text)
 		return
 	}
@@ -203,7 +206,7 @@ func (rd *responsesReader) system(content []byte) {
 // content adds a message's content (raw: a string or parts) to the last
 // message and returns how many parts it added.
 func (rd *responsesReader) content(content []byte) int {
-	if text := respContent(content); text != nil {
+	if text := codec.StrContent(content); text != nil {
 		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: text})
 		return 1
 	}
@@ -291,7 +294,7 @@ func (rd *responsesReader) callOutput(it gjson.Result) {
 	raw := respVal(it, "output")
 	switch out := respParse(raw); {
 	case len(raw) > 0 && raw[0] == '"':
-		if text := respContent(raw); len(text) > 0 {
+		if text := codec.StrContent(raw); len(text) > 0 {
 			r.AddPart(codec.Part{Kind: codec.PartText, Text: text})
 			r.Parts[at].Children = 1
 		}
