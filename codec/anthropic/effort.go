@@ -56,27 +56,6 @@ func effortForBudget(b int64) codec.Effort {
 	return codec.EffortMax
 }
 
-// parseEffort reads an output_config.effort value.
-func parseEffort(s string) codec.Effort {
-	switch s {
-	case "none":
-		return codec.EffortNone
-	case "minimal":
-		return codec.EffortMinimal
-	case "low":
-		return codec.EffortLow
-	case "medium":
-		return codec.EffortMedium
-	case "high":
-		return codec.EffortHigh
-	case "xhigh":
-		return codec.EffortXHigh
-	case "max":
-		return codec.EffortMax
-	}
-	return codec.EffortUnset
-}
-
 // effortName returns the output_config.effort value of an effort level;
 // levels below low map to low, the lowest Anthropic has.
 func effortName(e codec.Effort) string {

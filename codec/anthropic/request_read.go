@@ -398,7 +398,7 @@ func numberRaw(v []byte) []byte {
 // default effort); disabled -> EffortNone. display "omitted" turns Summary
 // off; it is on otherwise, as on Anthropic's servers.
 func readThinking(r *codec.Request, th, oc gjson.Result) {
-	effort := parseEffort(oc.Get("effort").Str)
+	effort := codec.ParseEffort(str(oc, "effort"))
 	switch th.Get("type").Str {
 	case "enabled":
 		r.Reasoning.Budget = max(th.Get("budget_tokens").Int(), 0)

@@ -51,7 +51,7 @@ func DecodeChatRequest(r *codec.Request, body []byte) error {
 	chatReadParallel(r, root.Get("parallel_tool_calls"))
 	chatReadSampling(r, root)
 	chatReadFormat(r, root.Get("response_format"))
-	r.Reasoning.Effort = ChatParseEffort(codec.Content(codec.Field(root, "reasoning_effort")))
+	r.Reasoning.Effort = codec.ParseEffort(codec.Content(codec.Field(root, "reasoning_effort")))
 	return nil
 }
 
@@ -89,28 +89,6 @@ func chatNumber(v gjson.Result) []byte {
 		return nil
 	}
 	return codec.Raw(v)
-}
-
-// ChatParseEffort maps a reasoning_effort value (escaped content) to an
-// Effort; unknown values leave it unset.
-func ChatParseEffort(s []byte) codec.Effort {
-	switch string(s) {
-	case "none":
-		return codec.EffortNone
-	case "minimal":
-		return codec.EffortMinimal
-	case "low":
-		return codec.EffortLow
-	case "medium":
-		return codec.EffortMedium
-	case "high":
-		return codec.EffortHigh
-	case "xhigh":
-		return codec.EffortXHigh
-	case "max":
-		return codec.EffortMax
-	}
-	return codec.EffortUnset
 }
 
 // chatReadParallel reads parallel_tool_calls.

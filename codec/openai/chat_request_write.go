@@ -79,17 +79,6 @@ func chatAppendSampling(dst []byte, r *codec.Request) []byte {
 	return dst
 }
 
-// chatEfforts are the reasoning_effort values, indexed by codec.Effort.
-var chatEfforts = [...]string{
-	codec.EffortNone:    "none",
-	codec.EffortMinimal: "minimal",
-	codec.EffortLow:     "low",
-	codec.EffortMedium:  "medium",
-	codec.EffortHigh:    "high",
-	codec.EffortXHigh:   "xhigh",
-	codec.EffortMax:     "max",
-}
-
 // chatAppendReasoning appends reasoning_effort from the effort, or from a
 // thinking budget by the buckets of F.8 (<=2048 low, <=8192 medium, else
 // high; a dynamic budget leaves the model's default).
@@ -98,11 +87,11 @@ func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 	if e == codec.EffortUnset {
 		e = ChatEffortForBudget(rs.Budget)
 	}
-	if e == codec.EffortUnset || int(e) >= len(chatEfforts) {
+	if e.String() == "" {
 		return dst
 	}
 	dst = append(dst, `,"reasoning_effort":"`...)
-	dst = append(dst, chatEfforts[e]...)
+	dst = append(dst, e.String()...)
 	return append(dst, '"')
 }
 

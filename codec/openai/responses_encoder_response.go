@@ -101,7 +101,7 @@ func appendResponseReasoning(dst []byte, rs *codec.Reasoning) []byte {
 	dst = append(dst, `{"effort":`...)
 	if effort := responsesEffort(rs); effort != codec.EffortUnset {
 		dst = append(dst, '"')
-		dst = append(dst, respEffortNames[effort]...)
+		dst = append(dst, effort.String()...)
 		dst = append(dst, '"')
 	} else {
 		dst = append(dst, "null"...)

@@ -73,28 +73,13 @@ func readResponsesToolChoice(r *codec.Request, v gjson.Result) {
 	}
 }
 
-var respEffortNames = [...]string{
-	codec.EffortNone:    "none",
-	codec.EffortMinimal: "minimal",
-	codec.EffortLow:     "low",
-	codec.EffortMedium:  "medium",
-	codec.EffortHigh:    "high",
-	codec.EffortXHigh:   "xhigh",
-	codec.EffortMax:     "max",
-}
-
 // readResponsesReasoning maps reasoning {effort, summary}; `null` (Codex
 // with reasoning off) leaves it unset.
 func readResponsesReasoning(r *codec.Request, v gjson.Result) {
 	if !v.IsObject() {
 		return
 	}
-	effort := respStr(v, "effort")
-	for e, name := range respEffortNames {
-		if name != "" && string(effort) == name {
-			r.Reasoning.Effort = codec.Effort(e)
-		}
-	}
+	r.Reasoning.Effort = codec.ParseEffort(respStr(v, "effort"))
 	if s := v.Get("summary"); s.Type == gjson.String && s.Raw != `"none"` {
 		r.Reasoning.Summary = true
 	}

@@ -81,7 +81,7 @@ func appendResponsesToolChoice(dst []byte, r *codec.Request) []byte {
 func appendResponsesOptions(dst []byte, r *codec.Request) []byte {
 	if effort := responsesEffort(&r.Reasoning); effort != codec.EffortUnset {
 		dst = append(dst, `,"reasoning":{"effort":"`...)
-		dst = append(dst, respEffortNames[effort]...)
+		dst = append(dst, effort.String()...)
 		dst = append(dst, '"')
 		if r.Reasoning.Summary && effort != codec.EffortNone {
 			dst = append(dst, `,"summary":"auto"`...)
