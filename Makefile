@@ -8,12 +8,17 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages that stream, pool or share state run under the race detector too.
 RACE_PKGS := ./server/... ./codec/sse/ ./pool/ ./codec/translate/
 
-.PHONY: all build run test vet fmt-check unit race e2e-install clean
+.PHONY: all build build-pprof run test vet fmt-check unit race e2e-install clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/slipstream
+
+# A build with the -pprof flag (Go's profiling endpoints on a separate
+# listener), for finding where CPU and memory go.
+build-pprof:
+	$(GO) build -tags pprof -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/slipstream
 
 run: build
 	./$(BIN) $(ARGS)
