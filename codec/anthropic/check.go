@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -166,7 +167,7 @@ func (c *checker) blockStart(root gjson.Result) error {
 		return fmt.Errorf("index %s, want %d", clip(idx.Raw), c.next)
 	}
 	cb := root.Get("content_block")
-	c.open, c.openType, c.args = c.next, cb.Get("type").Str, c.args[:0]
+	c.open, c.openType, c.args = c.next, strings.Clone(cb.Get("type").Str), c.args[:0] // a copy: the reader reuses its buffer
 	switch c.openType {
 	case "text":
 		return needString(cb, "text")

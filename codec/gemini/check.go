@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -102,7 +103,7 @@ func (c *checker) ids(root gjson.Result) error {
 		return errors.New("modelVersion and responseId must be strings")
 	}
 	if c.n == 1 {
-		c.model, c.respID = m.Str, id.Str
+		c.model, c.respID = strings.Clone(m.Str), strings.Clone(id.Str) // copies: the reader reuses its buffer
 	} else if m.Str != c.model || id.Str != c.respID {
 		return fmt.Errorf("modelVersion/responseId changed to %q/%q", m.Str, id.Str)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -126,7 +127,7 @@ func (c *chatChecker) envelope(root gjson.Result) error {
 		return errors.New("chunk needs a string id, an integer created and a string model")
 	}
 	if c.chunks == 0 {
-		c.id, c.model, c.created = id.Str, model.Str, created.Int()
+		c.id, c.model, c.created = strings.Clone(id.Str), strings.Clone(model.Str), created.Int() // copies: the reader reuses its buffer
 		return nil
 	}
 	if id.Str != c.id || model.Str != c.model || created.Int() != c.created {

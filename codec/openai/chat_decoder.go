@@ -250,25 +250,31 @@ func (d *ChatDecoder) argsText(args gjson.Result, data []byte) []byte {
 
 // DecodeBody appends the whole Event sequence of a chat.completion body.
 func (d *ChatDecoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, error) {
-	if !gjson.ValidBytes(body) {
+	var top [3][]byte // error, choices, usage
+	if !codec.ValidShapeTop(body, chatBodyKeys[:], top[:]) {
 		return dst, ErrChatChunk
 	}
 	d.buf = d.buf[:0]
-	root := gjson.Parse(pool.B2S(body))
-	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
+	if e := codec.ResultOf(top[0]); e.Exists() && e.Type != gjson.Null {
 		return d.fail(dst, e), nil
 	}
-	dst = d.start(dst, root)
-	ch := root.Get("choices.0")
-	dst = d.delta(dst, ch.Get("message"), body)
+	dst = d.start(dst, gjson.Parse(pool.B2S(body)))
+	choices := codec.ArrayElems(top[1])
+	first, _ := choices.Next()
+	ch := codec.ResultOf(first)
+	dst = d.delta(dst, codec.Field(ch, "message"), body)
 	d.finished = true
 	ev := d.add(&dst, codec.EventFinish, 0)
-	ev.Stop = chatStop(ch.Get("finish_reason").String(), d.ncalls > 0)
-	ev.Usage = chatUsage(root.Get("usage"))
+	ev.Stop = chatStop(pool.B2S(codec.StrContent(codec.Member(first, "finish_reason"))), d.ncalls > 0)
+	ev.Usage = chatUsage(codec.ResultOf(top[2]))
 	d.ended = true
 	d.add(&dst, codec.EventEnd, 0)
 	return dst, nil
 }
+
+// chatBodyKeys are the top-level members DecodeBody reads while it checks
+// the body's shape.
+var chatBodyKeys = [3]string{"error", "choices", "usage"}
 
 // chatStop maps a finish_reason to a StopReason; any finish with tool calls
 // that did not hit a limit is tool use (F.6).
@@ -293,16 +299,26 @@ func chatUsage(u gjson.Result) codec.Usage {
 	if !u.IsObject() {
 		return codec.Usage{}
 	}
-	us := codec.Usage{
-		Known:      true,
-		Input:      u.Get("prompt_tokens").Int(),
-		Output:     u.Get("completion_tokens").Int(),
-		CacheRead:  u.Get("prompt_tokens_details.cached_tokens").Int(),
-		CacheWrite: u.Get("prompt_tokens_details.cache_write_tokens").Int(),
-		Reasoning:  u.Get("completion_tokens_details.reasoning_tokens").Int(),
+	us := codec.Usage{Known: true}
+	var hit int64
+	m := codec.ObjectMembers(codec.Raw(u))
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "prompt_tokens":
+			us.Input = codec.IntValue(v)
+		case "completion_tokens":
+			us.Output = codec.IntValue(v)
+		case "prompt_tokens_details":
+			us.CacheRead = codec.IntValue(codec.Member(v, "cached_tokens"))
+			us.CacheWrite = codec.IntValue(codec.Member(v, "cache_write_tokens"))
+		case "completion_tokens_details":
+			us.Reasoning = codec.IntValue(codec.Member(v, "reasoning_tokens"))
+		case "prompt_cache_hit_tokens":
+			hit = codec.IntValue(v)
+		}
 	}
 	if us.CacheRead == 0 {
-		us.CacheRead = u.Get("prompt_cache_hit_tokens").Int()
+		us.CacheRead = hit
 	}
 	return us
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -146,7 +147,9 @@ func (c *respChecker) added(ev gjson.Result) error {
 		return fmt.Errorf("output_index %d, want %d", idx, len(c.doneIDs))
 	}
 	item := ev.Get("item")
-	c.id, c.typ = item.Get("id").String(), item.Get("type").String()
+	// Copies: gjson's strings view the SSE reader's buffer, which the
+	// next event may overwrite.
+	c.id, c.typ = strings.Clone(item.Get("id").String()), strings.Clone(item.Get("type").String())
 	if c.id == "" || c.typ == "" {
 		return errors.New("item without id or type")
 	}

@@ -18,7 +18,7 @@ var ErrTooLarge = errors.New("sse: event too large")
 // DefaultMaxEvent is the event size cap used when Reader.MaxEvent is 0.
 const DefaultMaxEvent = 16 << 20
 
-const readSize = 16 << 10
+const readSize = 4 << 10 // events are small; one larger than this grows the buffer
 
 // Event is one framed event. All fields are views into the Reader's buffer,
 // valid until the next call to Next or Release.

@@ -41,7 +41,7 @@ func New(o Options) *Client {
 			NoDefaultUserAgentHeader:      true,
 			DisablePathNormalizing:        true,
 			MaxConnWaitTimeout:            o.Connect,
-			ReadBufferSize:                16 << 10,
+			ReadBufferSize:                8 << 10, // response headers; bodies stream past it
 		},
 	}
 }
