@@ -97,7 +97,9 @@ type Limits struct {
 	// grow past the live data before a collection. slipstream's live heap
 	// is mostly request bodies, which hold no pointers and cost the
 	// collector almost nothing, so a low value keeps RSS near the bytes in
-	// flight cheaply. A GOGC environment variable overrides it. Default 25.
+	// flight cheaply (make bench: GOGC 10 against 25 changed no CPU figure
+	// and cut the soak peak from 60 to 53 MB). A GOGC environment variable
+	// overrides it. Default 10.
 	GCPercent int `yaml:"gc_percent"`
 }
 

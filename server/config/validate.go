@@ -14,7 +14,7 @@ const (
 	DefaultMaxConcurrent = 4096
 	DefaultMockReply     = "Hello from the slipstream mock provider."
 	DefaultMockChunks    = 4
-	DefaultGCPercent     = 25
+	DefaultGCPercent     = 10
 )
 
 var defaultBaseURLs = map[string]string{
