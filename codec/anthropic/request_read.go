@@ -3,10 +3,12 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/tidwall/gjson"
 
 	"slipstream/codec"
+	"slipstream/pool"
 )
 
 // billingPrefix starts the per-request system block Claude Code sends; it
@@ -22,20 +24,28 @@ var billingPrefix = []byte("x-anthropic-billing-header:")
 // line, cache_control, document blocks other than plain text, server tool
 // blocks and typed (server) tools, metadata, citations.
 func DecodeRequest(r *codec.Request, body []byte) error {
-	if !codec.IsObject(body) {
+	c := codec.NewCursor(body)
+	if !c.Object() {
 		return fmt.Errorf("cannot read request: body is not a JSON object")
 	}
 	var top topFields
-	top.read(body)
+	for k, ok := c.Key(); ok; k, ok = c.Key() {
+		switch string(k) {
+		case "messages":
+			if err := readMessages(r, &c); err != nil {
+				return err
+			}
+		case "tools":
+			readTools(r, &c)
+		default:
+			top.set(k, &c)
+		}
+	}
 	r.Model = codec.StrContent(top.model)
 	r.Stream = codec.IsTrue(top.stream)
-	if err := readSystem(r, codec.ResultOf(top.system)); err != nil {
+	if err := readTopSystem(r, codec.ResultOf(top.system)); err != nil {
 		return err
 	}
-	if err := readMessages(r, codec.ResultOf(top.messages)); err != nil {
-		return err
-	}
-	readTools(r, codec.ResultOf(top.tools))
 	readToolChoice(r, codec.ResultOf(top.toolChoice))
 	readSampling(r, &top)
 	oc := codec.ResultOf(top.outputConfig)
@@ -43,46 +53,64 @@ func DecodeRequest(r *codec.Request, body []byte) error {
 	return readFormat(r, codec.Field(oc, "format"))
 }
 
-// topFields holds the raw top-level members DecodeRequest reads, found in
-// one pass over the body (a gjson.Get per field would rescan it each time).
+// topFields holds the raw top-level members DecodeRequest reads after its
+// single pass over the body; messages and tools are read in that pass.
 type topFields struct {
-	model, stream, system, messages, tools, toolChoice []byte
-	maxTokens, temperature, topP, topK, stopSequences  []byte
-	thinking, outputConfig                             []byte
+	model, stream, system, toolChoice                 []byte
+	maxTokens, temperature, topP, topK, stopSequences []byte
+	thinking, outputConfig                            []byte
 }
 
-func (t *topFields) read(body []byte) {
-	m := codec.ObjectMembers(body)
-	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
-		switch string(k) {
-		case "model":
-			t.model = v
-		case "stream":
-			t.stream = v
-		case "system":
-			t.system = v
-		case "messages":
-			t.messages = v
-		case "tools":
-			t.tools = v
-		case "tool_choice":
-			t.toolChoice = v
-		case "max_tokens":
-			t.maxTokens = v
-		case "temperature":
-			t.temperature = v
-		case "top_p":
-			t.topP = v
-		case "top_k":
-			t.topK = v
-		case "stop_sequences":
-			t.stopSequences = v
-		case "thinking":
-			t.thinking = v
-		case "output_config":
-			t.outputConfig = v
-		}
+// set takes the member at the cursor if DecodeRequest reads it.
+func (t *topFields) set(k []byte, c *codec.Cursor) {
+	var dst *[]byte
+	switch string(k) {
+	case "model":
+		dst = &t.model
+	case "stream":
+		dst = &t.stream
+	case "system":
+		dst = &t.system
+	case "tool_choice":
+		dst = &t.toolChoice
+	case "max_tokens":
+		dst = &t.maxTokens
+	case "temperature":
+		dst = &t.temperature
+	case "top_p":
+		dst = &t.topP
+	case "top_k":
+		dst = &t.topK
+	case "stop_sequences":
+		dst = &t.stopSequences
+	case "thinking":
+		dst = &t.thinking
+	case "output_config":
+		dst = &t.outputConfig
+	default:
+		c.Skip()
+		return
 	}
+	*dst = c.Raw()
+}
+
+// readTopSystem reads the top-level system prompt. Clients send it after
+// messages (Claude Code does), and a system message leading messages was
+// hoisted already, so the top-level pieces are moved in front of those.
+func readTopSystem(r *codec.Request, sys gjson.Result) error {
+	hoisted := len(r.System)
+	if err := readSystem(r, sys); err != nil {
+		return err
+	}
+	rotate(r.System, hoisted)
+	return nil
+}
+
+// rotate moves s[k:] in front of s[:k], in place.
+func rotate(s [][]byte, k int) {
+	slices.Reverse(s[:k])
+	slices.Reverse(s[k:])
+	slices.Reverse(s)
 }
 
 // readSystem hoists the system prompt (a string or text blocks) into
@@ -118,85 +146,161 @@ func addSystem(r *codec.Request, text []byte) {
 	r.System = append(r.System, text)
 }
 
-// readMessages reads the turns. A system message before any other turn is
-// hoisted into r.System; a later one becomes a RoleSystem message.
-func readMessages(r *codec.Request, msgs gjson.Result) error {
-	if !msgs.IsArray() {
+// readMessages reads the turns at the cursor. A system message before
+// any other turn is hoisted into r.System; a later one becomes a
+// RoleSystem message.
+func readMessages(r *codec.Request, c *codec.Cursor) error {
+	if !c.Array() {
 		return fmt.Errorf("messages: must be an array")
 	}
-	e := codec.ArrayElems(codec.Raw(msgs))
-	for k := 0; ; k++ {
-		v, ok := e.Next()
-		if !ok {
-			return nil
-		}
-		if err := readMessage(r, k, codec.ResultOf(v)); err != nil {
+	for i := 0; c.Elem(); i++ {
+		if err := readMessage(r, i, c); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
-func readMessage(r *codec.Request, i int, m gjson.Result) error {
-	var role codec.Role
-	switch typeOfKey(m, "role") {
+// readMessage reads one turn. Its content is read in place when the role
+// came first (as every client writes it); otherwise it is taken whole and
+// read once the role is known.
+func readMessage(r *codec.Request, i int, c *codec.Cursor) error {
+	if !c.Object() {
+		return fmt.Errorf("messages[%d]: must be an object", i)
+	}
+	var role []byte
+	var later []byte
+	started := false
+	for k, ok := c.Key(); ok; k, ok = c.Key() {
+		switch string(k) {
+		case "role":
+			role = codec.StrContent(c.Raw())
+		case "content":
+			if role == nil {
+				later = c.Raw()
+				continue
+			}
+			started = true
+			if err := readTurn(r, i, role, c); err != nil {
+				return err
+			}
+		default:
+			c.Skip()
+		}
+	}
+	if started {
+		return nil
+	}
+	if later == nil {
+		later = []byte("null")
+	}
+	lc := codec.NewCursor(later)
+	return readTurn(r, i, role, &lc)
+}
+
+// readTurn starts the turn for role and reads its content at the cursor.
+func readTurn(r *codec.Request, i int, role []byte, c *codec.Cursor) error {
+	switch string(role) {
 	case "user":
-		role = codec.RoleUser
+		r.AddMessage(codec.RoleUser)
 	case "assistant":
-		role = codec.RoleAssistant
+		r.AddMessage(codec.RoleAssistant)
 	case "system":
 		if len(r.Messages) == 0 {
-			return readSystem(r, field(m, "content"))
+			return readSystem(r, codec.ResultOf(c.Raw()))
 		}
-		role = codec.RoleSystem
+		r.AddMessage(codec.RoleSystem)
 	default:
-		return fmt.Errorf("messages[%d]: unknown role %q", i, clip(typeOfKey(m, "role")))
+		c.Skip()
+		return fmt.Errorf("messages[%d]: unknown role %q", i, clip(string(role)))
 	}
-	r.AddMessage(role)
-	content := field(m, "content")
-	switch {
-	case content.Type == gjson.String:
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
+	switch c.Peek() {
+	case '"':
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.StrContent(c.Raw())})
 		return nil
-	case content.IsArray():
-		return readBlocks(r, i, content)
-	case !content.Exists() || content.Type == gjson.Null:
+	case 'n':
+		c.Skip()
 		return nil
+	case '[':
+	default:
+		c.Skip()
+		return fmt.Errorf("messages[%d].content: must be a string or an array of blocks", i)
 	}
-	return fmt.Errorf("messages[%d].content: must be a string or an array of blocks", i)
-}
-
-func readBlocks(r *codec.Request, i int, content gjson.Result) error {
-	e := codec.ArrayElems(codec.Raw(content))
-	for k := 0; ; k++ {
-		v, ok := e.Next()
-		if !ok {
-			return nil
-		}
-		if err := readBlock(r, codec.ResultOf(v)); err != nil {
+	c.Array()
+	for k := 0; c.Elem(); k++ {
+		if err := readBlock(r, c); err != nil {
 			return fmt.Errorf("messages[%d].content[%d]: %w", i, k, err)
 		}
 	}
+	return nil
 }
 
-// readBlock adds the part(s) for one content block.
-func readBlock(r *codec.Request, b gjson.Result) error {
-	switch t := typeOf(b); t {
+// blockFields holds the raw members of one content block, read in one
+// pass.
+type blockFields struct {
+	typ, text, source, id, name, input, toolUseID, content, isError []byte
+	thinking, signature, data                                      []byte
+}
+
+func (b *blockFields) read(c *codec.Cursor) {
+	for k, ok := c.Key(); ok; k, ok = c.Key() {
+		var dst *[]byte
+		switch string(k) {
+		case "type":
+			dst = &b.typ
+		case "text":
+			dst = &b.text
+		case "source":
+			dst = &b.source
+		case "id":
+			dst = &b.id
+		case "name":
+			dst = &b.name
+		case "input":
+			dst = &b.input
+		case "tool_use_id":
+			dst = &b.toolUseID
+		case "content":
+			dst = &b.content
+		case "is_error":
+			dst = &b.isError
+		case "thinking":
+			dst = &b.thinking
+		case "signature":
+			dst = &b.signature
+		case "data":
+			dst = &b.data
+		default:
+			c.Skip()
+			continue
+		}
+		*dst = c.Raw()
+	}
+}
+
+// readBlock adds the part(s) for the content block at the cursor.
+func readBlock(r *codec.Request, c *codec.Cursor) error {
+	var b blockFields
+	if !c.Object() {
+		return fmt.Errorf("a content block must be an object")
+	}
+	b.read(c)
+	str := codec.StrContent
+	switch t := pool.B2S(str(b.typ)); t {
 	case "text":
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(b, "text")})
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: str(b.text)})
 	case "image":
-		return readImage(r, field(b, "source"))
+		return readImage(r, codec.ResultOf(b.source))
 	case "tool_use":
-		r.AddPart(codec.Part{Kind: codec.PartToolCall, ID: str(b, "id"),
-			Name: str(b, "name"), Args: objectOrNil(field(b, "input"))})
+		r.AddPart(codec.Part{Kind: codec.PartToolCall, ID: str(b.id), Name: str(b.name), Args: rawOrNil(b.input)})
 	case "tool_result":
-		return readToolResult(r, b)
+		return readToolResult(r, &b)
 	case "thinking":
-		r.AddPart(codec.Part{Kind: codec.PartThinking, Text: str(b, "thinking"),
-			Signature: str(b, "signature")})
+		r.AddPart(codec.Part{Kind: codec.PartThinking, Text: str(b.thinking), Signature: str(b.signature)})
 	case "redacted_thinking":
-		r.AddPart(codec.Part{Kind: codec.PartRedactedThinking, Signature: str(b, "data")})
+		r.AddPart(codec.Part{Kind: codec.PartRedactedThinking, Signature: str(b.data)})
 	case "document":
-		readDocument(r, field(b, "source"))
+		readDocument(r, codec.ResultOf(b.source))
 	default:
 		if !droppedBlock(t) {
 			return fmt.Errorf("unknown block type %q", clip(t))
@@ -242,17 +346,15 @@ func readImage(r *codec.Request, src gjson.Result) error {
 }
 
 // readToolResult adds the result part and its content as child parts.
-func readToolResult(r *codec.Request, b gjson.Result) error {
-	id := str(b, "tool_use_id")
+func readToolResult(r *codec.Request, b *blockFields) error {
+	id := codec.StrContent(b.toolUseID)
 	at := len(r.Parts)
-	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: id, Name: callName(r, id),
-		IsError: codec.IsTrue(codec.Member(codec.Raw(b), "is_error"))})
-	content := field(b, "content")
+	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: id, Name: callName(r, id), IsError: codec.IsTrue(b.isError)})
 	switch {
-	case content.Type == gjson.String:
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.Content(content)})
-	case content.IsArray():
-		e := codec.ArrayElems(codec.Raw(content))
+	case codec.StrContent(b.content) != nil:
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.StrContent(b.content)})
+	case len(b.content) > 0 && b.content[0] == '[':
+		e := codec.ArrayElems(b.content)
 		for k := 0; ; k++ {
 			v, ok := e.Next()
 			if !ok {
@@ -303,11 +405,16 @@ func objectOrNil(v gjson.Result) []byte {
 
 // readTools keeps custom tools; typed server tools (web_search_*, bash_*,
 // text_editor_*, ...) have no equivalent elsewhere and are dropped.
-func readTools(r *codec.Request, tools gjson.Result) {
-	e := codec.ArrayElems(codec.Raw(tools))
-	for v, ok := e.Next(); ok; v, ok = e.Next() {
+func readTools(r *codec.Request, c *codec.Cursor) {
+	if !c.Array() {
+		return
+	}
+	for c.Elem() {
 		var tool toolFields
-		tool.read(v)
+		if !c.Object() {
+			continue
+		}
+		tool.read(c)
 		if tool.typ != nil && string(tool.typ) != "null" && string(tool.typ) != `"custom"` {
 			continue
 		}
@@ -326,27 +433,31 @@ func readTools(r *codec.Request, tools gjson.Result) {
 // walk it once per field).
 type toolFields struct{ typ, name, description, schema, strict []byte }
 
-func (t *toolFields) read(obj []byte) {
-	m := codec.ObjectMembers(obj)
-	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+func (t *toolFields) read(c *codec.Cursor) {
+	for k, ok := c.Key(); ok; k, ok = c.Key() {
+		var dst *[]byte
 		switch string(k) {
 		case "type":
-			t.typ = v
+			dst = &t.typ
 		case "name":
-			t.name = v
+			dst = &t.name
 		case "description":
-			t.description = v
+			dst = &t.description
 		case "input_schema":
-			t.schema = v
+			dst = &t.schema
 		case "strict":
-			t.strict = v
+			dst = &t.strict
+		default:
+			c.Skip()
+			continue
 		}
+		*dst = c.Raw()
 	}
 }
 
 // rawOrNil returns v unless it is absent or null.
 func rawOrNil(v []byte) []byte {
-	if string(v) == "null" {
+	if len(v) == 0 || string(v) == "null" {
 		return nil
 	}
 	return v
