@@ -239,7 +239,7 @@ func readTurn(r *codec.Request, i int, role []byte, c *codec.Cursor) error {
 // pass.
 type blockFields struct {
 	typ, text, source, id, name, input, toolUseID, content, isError []byte
-	thinking, signature, data                                      []byte
+	thinking, signature, data                                       []byte
 }
 
 func (b *blockFields) read(c *codec.Cursor) {
