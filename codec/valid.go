@@ -38,6 +38,18 @@ func ValidShape(b []byte) bool {
 // len(keys). A proxy that needs two members of a 1 MB body then reads it
 // once instead of twice.
 func ValidShapeTop(b []byte, keys []string, vals [][]byte) bool {
+	return validTop(b, keys, vals, false)
+}
+
+// ValidTop is ValidShapeTop with strings checked too, as Valid does: for
+// input whose string content slipstream re-emits in another dialect
+// (upstream responses and stream events), where content that is not valid
+// JSON would make the client's output invalid.
+func ValidTop(b []byte, keys []string, vals [][]byte) bool {
+	return validTop(b, keys, vals, true)
+}
+
+func validTop(b []byte, keys []string, vals [][]byte, strict bool) bool {
 	clear(vals)
 	i := SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -53,7 +65,7 @@ func ValidShapeTop(b []byte, keys []string, vals [][]byte) bool {
 		}
 		ks := i + 1
 		var ok bool
-		if i, ok = stringShape(b, ks); !ok {
+		if i, ok = validString(b, ks, strict); !ok {
 			return false
 		}
 		key := b[ks : i-1]
@@ -62,7 +74,7 @@ func ValidShapeTop(b []byte, keys []string, vals [][]byte) bool {
 			return false
 		}
 		vs := SkipWS(b, i+1)
-		if i, ok = validValue(b, vs, 1, false); !ok {
+		if i, ok = validValue(b, vs, 1, strict); !ok {
 			return false
 		}
 		for k := range keys {

@@ -105,3 +105,14 @@ func TestValidShapeTop(t *testing.T) {
 	f(`{}`, true, ``, ``)
 	f(`{"model":"m",}`, false, `"m"`, ``)
 }
+
+func TestValidTop(t *testing.T) {
+	keys := []string{"a"}
+	vals := make([][]byte, 1)
+	if ValidTop([]byte(`{"a":"\0"}`), keys, vals) || !ValidShapeTop([]byte(`{"a":"\0"}`), keys, vals) {
+		t.Fatal("ValidTop must judge string content; ValidShapeTop must not")
+	}
+	if !ValidTop([]byte(`{"a":"ok\n","b":[1]}`), keys, vals) || string(vals[0]) != `"ok\n"` {
+		t.Fatalf("ValidTop on valid input: %q", vals[0])
+	}
+}

@@ -30,7 +30,8 @@ type exchange struct {
 	key  *clientKey
 	size int64 // body bytes counted by admit
 
-	model       []byte // client-facing model name (a view into the body or path)
+	model       []byte // client-facing model name, escaped content (a view into the body, or modelBuf)
+	modelBuf    []byte // the escaped model of a Gemini path
 	geminiModel []byte
 	stream      bool
 	target      provider.Target

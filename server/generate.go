@@ -36,12 +36,21 @@ func (x *exchange) prepare() bool {
 		return false
 	}
 	if d == codec.DialectGemini {
-		x.model = x.geminiModel
+		// The path's model is raw bytes; x.model holds escaped content,
+		// as everywhere else, because responses echo it.
+		x.modelBuf = codec.AppendEscaped(x.modelBuf[:0], x.geminiModel)
+		x.model = x.modelBuf
 	} else {
 		x.stream = codec.IsTrue(top[1])
 		x.model = codec.StrContent(top[0])
 		if len(x.model) == 0 {
 			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "missing model: the request body needs a \"model\" string")
+			return false
+		}
+		// Responses echo the model: it must be valid down to its escapes
+		// (the rest of the body was checked for shape only).
+		if !codec.Valid(top[0]) {
+			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the model must be a string of valid JSON")
 			return false
 		}
 	}

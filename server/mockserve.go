@@ -19,6 +19,13 @@ func (s *Server) serveMock(x *exchange) {
 		x.release()
 		return
 	}
+	// The mock writes the client's tool names back: the body must be
+	// valid JSON down to its strings.
+	if !codec.Valid(x.body) {
+		s.writeError(x.ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
+		x.release()
+		return
+	}
 	if !x.decodeClient() {
 		x.release()
 		return

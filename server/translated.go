@@ -16,6 +16,12 @@ const maxUpstreamBody = 64 << 20
 
 // decodeClient reads the client's request into x.req, the neutral form.
 // On failure it has answered 400 and returns false.
+//
+// The body was checked for shape only (prepare): string content that is
+// not valid JSON goes to the upstream as it came, as on the same-dialect
+// path, and the upstream's 400 reaches the client in its dialect. Strings
+// that slipstream itself writes back to the client (the model name) were
+// checked strictly.
 func (x *exchange) decodeClient() bool {
 	d := x.rt.dialect
 	if err := translate.DecodeRequest(d, &x.req, x.body); err != nil {

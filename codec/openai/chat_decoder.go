@@ -77,25 +77,27 @@ func (d *ChatDecoder) DecodeEvent(dst []codec.Event, name, data []byte) ([]codec
 	if bytes.Equal(data, chatDone) {
 		return d.end(dst), nil
 	}
-	if !gjson.ValidBytes(data) {
+	var top [3][]byte // error, choices, usage
+	if !codec.ValidTop(data, chatBodyKeys[:], top[:]) {
 		return dst, ErrChatChunk
 	}
 	d.buf = d.buf[:0]
-	root := gjson.Parse(pool.B2S(data))
-	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
+	root := codec.ResultOf(data)
+	if e := codec.ResultOf(top[0]); e.Exists() && e.Type != gjson.Null {
 		return d.fail(dst, e), nil
 	}
 	if string(name) == "error" {
 		return d.fail(dst, root), nil
 	}
 	dst = d.start(dst, root)
-	usage := chatUsage(root.Get("usage"))
-	if ch := root.Get("choices.0"); !d.finished && ch.Get("index").Int() == 0 {
-		dst = d.delta(dst, ch.Get("delta"), data)
-		if fr := ch.Get("finish_reason"); fr.Type == gjson.String {
+	usage := chatUsage(codec.ResultOf(top[2]))
+	choices := codec.ArrayElems(top[1])
+	if ch, ok := choices.Next(); ok && !d.finished && codec.IntValue(codec.Member(ch, "index")) == 0 {
+		dst = d.delta(dst, codec.ResultOf(codec.Member(ch, "delta")), data)
+		if fr := codec.StrContent(codec.Member(ch, "finish_reason")); fr != nil {
 			d.finished = true
 			ev := d.add(&dst, codec.EventFinish, 0)
-			ev.Stop = chatStop(fr.Str, d.ncalls > 0)
+			ev.Stop = chatStop(pool.B2S(fr), d.ncalls > 0)
 			ev.Usage = usage
 			return dst, nil
 		}
@@ -251,7 +253,7 @@ func (d *ChatDecoder) argsText(args gjson.Result, data []byte) []byte {
 // DecodeBody appends the whole Event sequence of a chat.completion body.
 func (d *ChatDecoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, error) {
 	var top [3][]byte // error, choices, usage
-	if !codec.ValidShapeTop(body, chatBodyKeys[:], top[:]) {
+	if !codec.ValidTop(body, chatBodyKeys[:], top[:]) {
 		return dst, ErrChatChunk
 	}
 	d.buf = d.buf[:0]
