@@ -2,8 +2,6 @@ package server
 
 import (
 	"github.com/valyala/fasthttp"
-
-	"slipstream/codec"
 )
 
 // handle is the fasthttp request handler: route, authenticate, admit, then
@@ -100,5 +98,3 @@ func clipString(b []byte) string {
 	}
 	return string(b)
 }
-
-var _ = codec.DialectUnknown

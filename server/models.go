@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -23,13 +24,15 @@ func (s *Server) modelsDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialec
 	return codec.DialectChat
 }
 
-// modelIDs lists the model names a client can ask for: every alias and
-// every provider pattern that is a literal name, plus "mock" for a mock.
+// modelIDs lists the model names a client can ask for: every alias (in
+// name order) and every provider pattern that is a literal name, plus
+// "mock" for a mock.
 func (s *Server) modelIDs() []string {
 	var ids []string
 	for name := range s.reg.Aliases() {
 		ids = append(ids, name)
 	}
+	slices.Sort(ids)
 	for _, p := range s.reg.Providers() {
 		for _, m := range p.Models {
 			if !strings.ContainsAny(m, "*?") {
