@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"slipstream/server/config"
+)
+
+// TestShutdownDrainsStreams: Shutdown stops accepting new connections but
+// lets a stream in flight run to its terminal event, then Serve returns.
+func TestShutdownDrainsStreams(t *testing.T) {
+	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"], chunks: 6, chunk_delay: 60ms}\ntimeouts: {keepalive: 0s}\n"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	base := "http://" + ln.Addr().String()
+
+	resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(`{"model":"mock","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, 64)
+	if _, err := io.ReadAtLeast(resp.Body, first, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown(ctx) }()
+
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("the stream was cut by shutdown: %v", err)
+	}
+	if !strings.Contains(string(rest), "event: message_stop") {
+		t.Fatalf("the stream did not reach its terminal event:\n%s", rest)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve after Shutdown: %v", err)
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), 200*time.Millisecond); err == nil {
+		t.Fatal("still accepting connections after Shutdown")
+	}
+}
