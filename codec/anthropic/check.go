@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -24,26 +23,17 @@ import (
 // event ends the stream at any point. It returns the first violation,
 // naming the event's index. It is meant for tests and is not fast.
 func CheckStream(stream []byte) error {
-	var rd sse.Reader
-	rd.Reset(bytes.NewReader(stream))
-	defer rd.Release()
 	var c checker
-	for i := 0; ; i++ {
-		ev, err := rd.Next()
-		if err == io.EOF {
-			return c.finish(i)
-		}
-		if err != nil {
-			return fmt.Errorf("event %d: %w", i, err)
-		}
-		if ev.IsComment() {
-			i--
-			continue
-		}
-		if err := c.event(&ev); err != nil {
+	n, err := sse.Walk(stream, func(i int, ev *sse.Event) error {
+		if err := c.event(ev); err != nil {
 			return fmt.Errorf("event %d (%s): %w", i, clip(string(ev.Name)), err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	return c.finish(n)
 }
 
 // checker is CheckStream's state.

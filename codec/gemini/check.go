@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -26,25 +25,15 @@ func CheckStream(stream []byte) error {
 	if !bytes.HasSuffix(stream, []byte("\n\n")) && !bytes.HasSuffix(stream, []byte("\r\r")) {
 		return errors.New("stream does not end with a blank line")
 	}
-	var rd sse.Reader
-	rd.Reset(bytes.NewReader(stream))
-	defer rd.Release()
 	var c checker
-	for i := 0; ; {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if ev.IsComment() {
-			continue
-		}
+	_, err := sse.Walk(stream, func(i int, ev *sse.Event) error {
 		if err := c.event(ev.Name, ev.Data); err != nil {
 			return fmt.Errorf("event %d: %w", i, err)
 		}
-		i++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	switch {
 	case c.n == 0:

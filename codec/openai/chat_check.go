@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -32,26 +31,17 @@ const chatCheckChoices = 16
 // ends with data: [DONE] after every choice finished, or with an in-band
 // {"error":{...}} event and no [DONE]; nothing follows either.
 func CheckChatStream(stream []byte) error {
-	var rd sse.Reader
-	rd.Reset(bytes.NewReader(stream))
-	defer rd.Release()
 	var c chatChecker
-	for i := 0; ; {
-		ev, err := rd.Next()
-		if err == io.EOF {
-			return c.finish(i)
-		}
-		if err != nil {
-			return fmt.Errorf("event %d: %w", i, err)
-		}
-		if ev.IsComment() {
-			continue
-		}
+	n, err := sse.Walk(stream, func(i int, ev *sse.Event) error {
 		if err := c.event(ev.Name, ev.Data); err != nil {
 			return fmt.Errorf("event %d: %w", i, err)
 		}
-		i++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	return c.finish(n)
 }
 
 // chatChecker is CheckChatStream's state.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -34,25 +33,15 @@ func CheckResponsesStream(stream []byte) error {
 	if !bytes.HasSuffix(stream, []byte("\n\n")) && !bytes.HasSuffix(stream, []byte("\r\n\r\n")) {
 		return errors.New("the last event does not end with a blank line")
 	}
-	var rd sse.Reader
-	rd.Reset(bytes.NewReader(stream))
-	defer rd.Release()
 	var c respChecker
-	for i := 0; ; {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("cannot read stream: %w", err)
-		}
-		if ev.IsComment() {
-			continue
-		}
+	_, err := sse.Walk(stream, func(i int, ev *sse.Event) error {
 		if err := c.event(ev.Name, ev.Data); err != nil {
 			return fmt.Errorf("event %d (%.64s): %w", i, ev.Name, err)
 		}
-		i++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if !c.terminal {
 		return errors.New("stream ends without response.completed, response.incomplete or response.failed")

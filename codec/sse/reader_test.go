@@ -2,6 +2,7 @@ package sse
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -104,5 +105,26 @@ func TestAppend(t *testing.T) {
 	want := "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\ndata: [DONE]\n\nevent: x\ndata: {}\n\n"
 	if string(b) != want {
 		t.Fatalf("got %q", b)
+	}
+}
+
+func TestWalk(t *testing.T) {
+	var got []string
+	n, err := Walk([]byte(": ping\n\nevent: a\ndata: 1\n\ndata: 2\n\n"), func(i int, ev *Event) error {
+		got = append(got, fmt.Sprintf("%d:%s:%s", i, ev.Name, ev.Data))
+		return nil
+	})
+	if err != nil || n != 2 || strings.Join(got, ",") != "0:a:1,1::2" {
+		t.Fatalf("Walk = %d, %v, %q", n, err, got)
+	}
+	boom := errors.New("boom")
+	n, err = Walk([]byte("data: 1\n\ndata: 2\n\n"), func(i int, _ *Event) error {
+		if i == 1 {
+			return boom
+		}
+		return nil
+	})
+	if n != 1 || err != boom {
+		t.Fatalf("stop at fn's error: %d, %v", n, err)
 	}
 }
