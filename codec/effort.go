@@ -31,3 +31,50 @@ func ParseEffort(name []byte) Effort {
 	}
 	return EffortUnset
 }
+
+// Thinking budgets per effort level (api-formats.md F.8; a proxy policy,
+// not vendor-defined), shared by every dialect that speaks in budgets.
+const (
+	BudgetLow    = 2048
+	BudgetMedium = 8192
+	BudgetHigh   = 24576
+	BudgetXHigh  = 32768
+	BudgetMax    = 49152
+)
+
+// BudgetForEffort returns the thinking budget of an effort level, or 0
+// when the level turns thinking off or leaves it unset.
+func BudgetForEffort(e Effort) int64 {
+	switch e {
+	case EffortLow:
+		return BudgetLow
+	case EffortMedium:
+		return BudgetMedium
+	case EffortHigh:
+		return BudgetHigh
+	case EffortXHigh:
+		return BudgetXHigh
+	case EffortMax:
+		return BudgetMax
+	}
+	return 0
+}
+
+// EffortForBudget returns the effort level whose budget is nearest to b,
+// or EffortUnset for b <= 0 (unset, or -1: dynamic). Dialects without
+// xhigh or max cap the result at EffortHigh.
+func EffortForBudget(b int64) Effort {
+	switch {
+	case b <= 0:
+		return EffortUnset
+	case b < (BudgetLow+BudgetMedium)/2:
+		return EffortLow
+	case b < (BudgetMedium+BudgetHigh)/2:
+		return EffortMedium
+	case b < (BudgetHigh+BudgetXHigh)/2:
+		return EffortHigh
+	case b < (BudgetXHigh+BudgetMax)/2:
+		return EffortXHigh
+	}
+	return EffortMax
+}

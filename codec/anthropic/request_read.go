@@ -513,7 +513,7 @@ func readThinking(r *codec.Request, th, oc gjson.Result) {
 	switch th.Get("type").Str {
 	case "enabled":
 		r.Reasoning.Budget = max(th.Get("budget_tokens").Int(), 0)
-		r.Reasoning.Effort = effortForBudget(r.Reasoning.Budget)
+		r.Reasoning.Effort = codec.EffortForBudget(r.Reasoning.Budget)
 		r.Reasoning.Summary = th.Get("display").Str != "omitted"
 	case "adaptive":
 		r.Reasoning.Budget = -1

@@ -93,8 +93,8 @@ func planThinking(r *codec.Request) thinkingPlan {
 		t.mode = thinkingAdaptive
 	case r.Reasoning.Budget > 0:
 		t.mode, t.budget = thinkingEnabled, max(r.Reasoning.Budget, minBudget)
-	case budgetForEffort(e) > 0:
-		t.mode, t.budget = thinkingEnabled, budgetForEffort(e)
+	case codec.BudgetForEffort(e) > 0:
+		t.mode, t.budget = thinkingEnabled, codec.BudgetForEffort(e)
 	}
 	if t.on() && unsignedToolLoop(r) {
 		t.mode, t.budget = thinkingDisabled, 0

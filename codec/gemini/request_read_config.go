@@ -204,23 +204,9 @@ func readThinking(rs *codec.Reasoning, v gjson.Result) {
 	})
 }
 
-// Thinking budgets per effort level (api-formats.md F.8, a proxy policy).
-const (
-	budgetLow    = 2048
-	budgetMedium = 8192
-	budgetHigh   = 24576
-)
-
-// effortForBudget returns the effort bucket nearest to a budget.
-func effortForBudget(b int64) codec.Effort {
-	switch {
-	case b <= (budgetLow+budgetMedium)/2:
-		return codec.EffortLow
-	case b <= (budgetMedium+budgetHigh)/2:
-		return codec.EffortMedium
-	}
-	return codec.EffortHigh
-}
+// effortForBudget is codec.EffortForBudget capped at high: Gemini has no
+// level above it.
+func effortForBudget(b int64) codec.Effort { return min(codec.EffortForBudget(b), codec.EffortHigh) }
 
 func effortForLevel(s string) codec.Effort {
 	switch {

@@ -97,11 +97,11 @@ func thinkingBudget(rs *codec.Reasoning) (int64, bool) {
 	case codec.EffortNone, codec.EffortMinimal:
 		return 0, true
 	case codec.EffortLow:
-		return budgetLow, true
+		return codec.BudgetLow, true
 	case codec.EffortMedium:
-		return budgetMedium, true
+		return codec.BudgetMedium, true
 	case codec.EffortHigh, codec.EffortXHigh, codec.EffortMax:
-		return budgetHigh, true
+		return codec.BudgetHigh, true
 	}
 	return 0, false
 }

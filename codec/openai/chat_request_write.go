@@ -80,8 +80,8 @@ func chatAppendSampling(dst []byte, r *codec.Request) []byte {
 }
 
 // chatAppendReasoning appends reasoning_effort from the effort, or from a
-// thinking budget by the buckets of F.8 (<=2048 low, <=8192 medium, else
-// high; a dynamic budget leaves the model's default).
+// thinking budget by the nearest bucket of F.8 (a dynamic budget leaves
+// the model's default).
 func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 	e := rs.Effort
 	if e == codec.EffortUnset {
@@ -96,18 +96,10 @@ func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 }
 
 // ChatEffortForBudget maps a thinking budget in tokens to the nearest effort
-// bucket of api-formats.md F.8; 0 (unset) and -1 (dynamic) give
-// EffortUnset.
+// bucket of api-formats.md F.8 (codec.EffortForBudget), capped at high;
+// 0 (unset) and -1 (dynamic) give EffortUnset.
 func ChatEffortForBudget(budget int64) codec.Effort {
-	switch {
-	case budget <= 0:
-		return codec.EffortUnset
-	case budget <= 2048:
-		return codec.EffortLow
-	case budget <= 8192:
-		return codec.EffortMedium
-	}
-	return codec.EffortHigh
+	return min(codec.EffortForBudget(budget), codec.EffortHigh)
 }
 
 // chatAppendFormat appends response_format. A json_schema without a name

@@ -108,23 +108,16 @@ func appendResponsesOptions(dst []byte, r *codec.Request) []byte {
 }
 
 // responsesEffort returns the effort to ask for: the client's, or the
-// bucket nearest a thinking budget (F.8: 2048 low, 8192 medium, 24576
+// bucket nearest a thinking budget (codec.EffortForBudget, capped at
 // high; -1 dynamic is medium).
 func responsesEffort(rs *codec.Reasoning) codec.Effort {
 	if rs.Effort != codec.EffortUnset {
 		return rs.Effort
 	}
-	switch b := rs.Budget; {
-	case b == 0:
-		return codec.EffortUnset
-	case b < 0:
-		return codec.EffortMedium
-	case b <= 4096:
-		return codec.EffortLow
-	case b <= 16384:
+	if rs.Budget < 0 {
 		return codec.EffortMedium
 	}
-	return codec.EffortHigh
+	return min(codec.EffortForBudget(rs.Budget), codec.EffortHigh)
 }
 
 func appendResponsesFormat(dst []byte, f *codec.Format) []byte {
