@@ -45,6 +45,12 @@ type Reader struct {
 	r          io.Reader
 	buf        *pool.Buffer
 	start, end int // unread bytes are buf.B[start:end]
+	// scan and line carry the framing scan across reads, so an event that
+	// arrives in many reads is scanned once (linear, not quadratic, in its
+	// size): buf.B[start:scan] holds no event end, and line is where the
+	// line being scanned starts. Both are absolute indexes into buf.B.
+	scan, line int
+	scanned    int // bytes examined by the framing scan; tests read it
 	data       []byte
 	err        error
 }
@@ -53,6 +59,7 @@ type Reader struct {
 func (rd *Reader) Reset(r io.Reader) {
 	rd.r = r
 	rd.start, rd.end = 0, 0
+	rd.scan, rd.line = 0, 0
 	rd.err = nil
 	rd.data = rd.data[:0]
 	if rd.buf == nil {
@@ -78,9 +85,9 @@ func (rd *Reader) Buffered() int { return rd.end - rd.start }
 // complete), then io.EOF. Other errors come from the underlying reader.
 func (rd *Reader) Next() (Event, error) {
 	for {
-		if n := eventEnd(rd.buf.B[rd.start:rd.end]); n > 0 {
-			raw := rd.buf.B[rd.start : rd.start+n]
-			rd.start += n
+		if end := rd.eventEnd(); end > 0 {
+			raw := rd.buf.B[rd.start:end]
+			rd.start, rd.scan, rd.line = end, end, end
 			return rd.parse(raw), nil
 		}
 		if rd.err != nil {
@@ -96,7 +103,7 @@ func (rd *Reader) Next() (Event, error) {
 // its blank line, or the read error.
 func (rd *Reader) tail() (Event, error) {
 	rest := rd.buf.B[rd.start:rd.end]
-	rd.start = rd.end
+	rd.start, rd.scan, rd.line = rd.end, rd.end, rd.end
 	if len(bytes.TrimSpace(rest)) == 0 {
 		return Event{}, rd.err
 	}
@@ -107,7 +114,7 @@ func (rd *Reader) tail() (Event, error) {
 func (rd *Reader) fill() error {
 	if rd.start > 0 && rd.end == len(rd.buf.B) {
 		rd.end = copy(rd.buf.B, rd.buf.B[rd.start:rd.end])
-		rd.start = 0
+		rd.rebase()
 	}
 	if rd.end == len(rd.buf.B) {
 		if err := rd.grow(); err != nil {
@@ -134,35 +141,66 @@ func (rd *Reader) grow() error {
 	nb := pool.Get(min(2*len(rd.buf.B), maxEvent+readSize))
 	nb.B = nb.B[:cap(nb.B)]
 	rd.end = copy(nb.B, rd.buf.B[rd.start:rd.end])
-	rd.start = 0
+	rd.rebase()
 	pool.Put(rd.buf)
 	rd.buf = nb
 	return nil
 }
 
-// eventEnd returns the length of the first complete event in b (through
-// its blank line), or 0. Lines end in "\n", "\r\n" or "\r".
-func eventEnd(b []byte) int {
-	lineStart := 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\n' && c != '\r' {
-			continue
+// rebase moves the scan state after the unread bytes moved to the front
+// of the buffer.
+func (rd *Reader) rebase() {
+	rd.scan -= rd.start
+	rd.line -= rd.start
+	rd.start = 0
+}
+
+// eventEnd returns the index in buf.B just past the first complete event
+// (through its blank line) in the unread bytes, or 0. Lines end in "\n",
+// "\r\n" or "\r". It resumes where the previous call stopped, so each byte
+// is examined about once however many reads an event takes.
+func (rd *Reader) eventEnd() int {
+	b := rd.buf.B[:rd.end]
+	i, line := rd.scan, rd.line
+	rd.scanned += len(b) - i
+	nl := -1 // the first '\n' at or after i, len(b) when there is none
+	for i < len(b) {
+		if nl < i {
+			nl = indexFrom(b, i, '\n')
 		}
-		if c == '\r' {
-			if i+1 == len(b) {
-				return 0 // a "\n" may follow; wait for it
+		eol := nl
+		if r := bytes.IndexByte(b[i:nl], '\r'); r >= 0 {
+			eol = i + r
+		}
+		if eol == len(b) {
+			i = len(b)
+			break
+		}
+		i = eol + 1
+		if b[eol] == '\r' {
+			if i == len(b) {
+				i = eol
+				break // a "\n" may follow; look again after the next read
 			}
-			if b[i+1] == '\n' {
+			if b[i] == '\n' {
 				i++
 			}
 		}
-		if lineStart == i || (c == '\r' && lineStart == i-1 && b[i] == '\n') {
-			return i + 1
+		if eol == line {
+			return i
 		}
-		lineStart = i + 1
+		line = i
 	}
+	rd.scan, rd.line = i, line
 	return 0
+}
+
+// indexFrom returns the index of the first c in b at or after i, or len(b).
+func indexFrom(b []byte, i int, c byte) int {
+	if n := bytes.IndexByte(b[i:], c); n >= 0 {
+		return i + n
+	}
+	return len(b)
 }
 
 // parse reads the fields of one raw event.
