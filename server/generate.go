@@ -61,7 +61,7 @@ func (x *exchange) prepare() bool {
 	}
 	t, ok := x.s.reg.Resolve(model, d)
 	if !ok {
-		x.s.writeError(ctx, d, fasthttp.StatusNotFound, "no provider serves model "+clipString(x.model))
+		x.s.writeError(ctx, d, fasthttp.StatusNotFound, "no provider serves model "+clipString(x.model)+" ("+x.s.reg.Configured()+")")
 		return false
 	}
 	x.target = t

@@ -37,7 +37,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if rt.op == opModels {
-		s.handleModels(ctx, d)
+		s.handleModels(ctx, d, key)
 		return
 	}
 	size, ok := s.admit(ctx, d)

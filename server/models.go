@@ -1,9 +1,6 @@
 package server
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -24,32 +21,20 @@ func (s *Server) modelsDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialec
 	return codec.DialectChat
 }
 
-// modelIDs lists the model names a client can ask for: every alias (in
-// name order) and every provider pattern that is a literal name, plus
-// "mock" for a mock.
-func (s *Server) modelIDs() []string {
-	var ids []string
-	for name := range s.reg.Aliases() {
-		ids = append(ids, name)
+// modelIDs lists the model names a client holding key can ask for
+// (provider.Registry.List): never a pattern.
+func (s *Server) modelIDs(key *clientKey) []string {
+	var allow func(string) bool
+	if key != nil {
+		allow = key.allows
 	}
-	slices.Sort(ids)
-	for _, p := range s.reg.Providers() {
-		for _, m := range p.Models {
-			if !strings.ContainsAny(m, "*?") {
-				ids = append(ids, m)
-			}
-		}
-		if p.IsMock() {
-			ids = append(ids, "mock")
-		}
-	}
-	return ids
+	return s.reg.List(s.lists.get, allow)
 }
 
 // handleModels answers a model list in the dialect's shape
 // (api-formats.md section E).
-func (s *Server) handleModels(ctx *fasthttp.RequestCtx, d codec.Dialect) {
-	ids := s.modelIDs()
+func (s *Server) handleModels(ctx *fasthttp.RequestCtx, d codec.Dialect, key *clientKey) {
+	ids := s.modelIDs(key)
 	buf := pool.Get(1024)
 	b := buf.B[:0]
 	switch d {

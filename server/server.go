@@ -30,6 +30,7 @@ type Server struct {
 	keys    []clientKey
 	clients map[*provider.Provider]*upstream.Client
 	mocks   map[*provider.Provider]*mock.Mock
+	lists   *modelLists // upstream model lists (list_models)
 
 	srv   *fasthttp.Server
 	log   *log.Logger
@@ -69,6 +70,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		w = io.Discard
 	}
 	s.log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
+	s.lists = newModelLists(s.reg, s.log)
 	for _, k := range cfg.Keys {
 		s.keys = append(s.keys, clientKey{name: k.Name, secret: []byte(k.Key), models: k.Models})
 	}
@@ -108,6 +110,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	go s.reclaim(stop)
+	go s.lists.run(stop)
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)

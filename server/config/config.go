@@ -67,8 +67,17 @@ type Provider struct {
 	BaseURL string `yaml:"base_url"`
 	// Keys are the provider's credentials, used round-robin.
 	Keys []string `yaml:"keys"`
-	// Models are glob patterns of client-facing model names served here.
+	// Models are the client-facing model names served here: exact names
+	// or glob patterns (* and ?). An exact name wins over any pattern; a
+	// more specific pattern wins over a less specific one (README,
+	// "Model names").
 	Models []string `yaml:"models"`
+	// ListModels makes GET /v1/models list the models this provider's
+	// upstream lists (its own GET /models, fetched at start and every 10
+	// minutes, filtered by Models). Default false: for patterns, the
+	// well-known names Claude Code, Codex and Gemini clients send are
+	// listed when a pattern matches them.
+	ListModels bool `yaml:"list_models"`
 	// CountTokens is "local" (default: counted by slipstream's tokenizer)
 	// or "upstream" (anthropic and gemini only: forwarded).
 	CountTokens string `yaml:"count_tokens"`

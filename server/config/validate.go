@@ -158,6 +158,9 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 	if p.Kind != KindOpenAI && p.API != "" {
 		add(path+".api", "api applies to kind openai only")
 	}
+	if p.Kind == KindMock && p.ListModels {
+		add(path+".list_models", "the mock has no upstream to list models from")
+	}
 	if len(p.Models) == 0 {
 		add(path+".models", "no model patterns (use [\"*\"] to serve every model)")
 	}
@@ -181,6 +184,9 @@ func (c *Config) validateAliases(add func(string, string, ...any)) {
 		}
 		if c.Provider(prov) == nil {
 			add("aliases."+name, "no provider named %q", prov)
+		}
+		if strings.ContainsAny(model, "*?") {
+			add("aliases."+name, "the target model %q is a pattern; name one model", model)
 		}
 	}
 }

@@ -82,6 +82,9 @@ func (p *Provider) IsMock() bool { return p.Kind == config.KindMock }
 // Serves reports whether one of p's model patterns matches model.
 func (p *Provider) Serves(model string) bool { return MatchAny(p.Models, model) }
 
+// speaks reports whether p answers client without translation.
+func (p *Provider) speaks(client codec.Dialect) bool { return p.Dialect == client || p.IsMock() }
+
 // Next returns the credential to use for the next request, round-robin,
 // or nil when the provider has none (mock).
 func (p *Provider) Next() *Credential {
