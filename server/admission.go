@@ -21,7 +21,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 	size := s.declaredSize(ctx)
 	// A body larger than the whole budget is still served when nothing
 	// else is in flight, so no request is refused forever.
-	if b := s.bytesInFlight.Add(size); lim.MaxBytesInFlight > 0 && b > lim.MaxBytesInFlight && b != size {
+	if b := s.bytesInFlight.Add(size); lim.MaxBytesInFlight > 0 && b > lim.MaxBytesInFlight.N() && b != size {
 		s.bytesInFlight.Add(-size)
 		s.inflight.Add(-1)
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many request bytes in flight (limits.max_bytes_in_flight); retry shortly")

@@ -19,7 +19,7 @@ func (s *Server) declaredSize(ctx *fasthttp.RequestCtx) int64 {
 	if n := ctx.Request.Header.ContentLength(); n >= 0 {
 		return int64(n)
 	}
-	return s.cfg.Limits.MaxBodyBytes
+	return s.cfg.Limits.MaxBodyBytes.N()
 }
 
 // readBody reads the request body into a pooled buffer of exactly its
@@ -34,7 +34,7 @@ func (x *exchange) readBody() error {
 		x.body = ctx.Request.Body()
 		return nil
 	}
-	max := x.s.cfg.Limits.MaxBodyBytes
+	max := x.s.cfg.Limits.MaxBodyBytes.N()
 	n := ctx.Request.Header.ContentLength()
 	if n < 0 {
 		return x.readChunked(r, max)
@@ -85,6 +85,6 @@ func (x *exchange) readChunked(r io.Reader, max int64) error {
 // no memory grows with the body.
 func (s *Server) discardBody(ctx *fasthttp.RequestCtx) {
 	if r := ctx.RequestBodyStream(); r != nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(r, s.cfg.Limits.MaxBodyBytes+1))
+		_, _ = io.Copy(io.Discard, io.LimitReader(r, s.cfg.Limits.MaxBodyBytes.N()+1))
 	}
 }

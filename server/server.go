@@ -89,7 +89,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		Handler:               s.handle,
 		ErrorHandler:          s.handleServerError,
 		Name:                  "slipstream",
-		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes),
+		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes.N()),
 		ReadBufferSize:        8 << 10, // per connection; headers beyond it get 431 in the dialect
 		ReadTimeout:           5 * time.Minute,
 		IdleTimeout:           2 * time.Minute,

@@ -10,12 +10,16 @@ import (
 
 // Config is the whole of slipstream.yaml.
 type Config struct {
-	// Listen is the address to serve on. Default 127.0.0.1:8317.
+	// Listen is the address to serve on. Default 127.0.0.1:8317. The
+	// -listen flag and SLIPSTREAM_LISTEN override it.
 	Listen string `yaml:"listen"`
+	// TLS, when set, serves HTTPS on Listen. Default: plain HTTP.
+	TLS TLS `yaml:"tls"`
 	// Keys are the client keys. None means no client authentication, which
 	// is refused unless Listen is a loopback address.
 	Keys []Key `yaml:"keys"`
-	// Providers serve models, tried in file order (DESIGN.md section 1).
+	// Providers serve models; among those whose patterns match a model,
+	// one speaking the client's dialect wins, else the first in file order.
 	Providers []Provider `yaml:"providers"`
 	// Aliases map a client-facing model name to "provider/model".
 	Aliases map[string]string `yaml:"aliases"`
@@ -31,8 +35,8 @@ type Key struct {
 	// Name identifies the key in logs; the key itself is never logged.
 	Name string `yaml:"name"`
 	// Key is the secret the client sends (Authorization: Bearer, x-api-key
-	// or x-goog-api-key).
-	Key string `yaml:"key"`
+	// or x-goog-api-key). It is never printed (check -print redacts it).
+	Key string `yaml:"key" secret:"true"`
 	// Models are glob patterns of model names this key may use. Default
 	// ["*"].
 	Models []string `yaml:"models"`
@@ -65,8 +69,9 @@ type Provider struct {
 	// https://api.anthropic.com, https://api.openai.com/v1,
 	// https://generativelanguage.googleapis.com.
 	BaseURL string `yaml:"base_url"`
-	// Keys are the provider's credentials, used round-robin.
-	Keys []string `yaml:"keys"`
+	// Keys are the provider's credentials, used round-robin. Never
+	// printed.
+	Keys []string `yaml:"keys" secret:"true"`
 	// Models are the client-facing model names served here: exact names
 	// or glob patterns (* and ?). An exact name wins over any pattern; a
 	// more specific pattern wins over a less specific one (README,
@@ -95,13 +100,15 @@ type Provider struct {
 // Limits bound what one process takes on.
 type Limits struct {
 	// MaxBodyBytes is the largest request body accepted. Default 64 MiB.
-	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	MaxBodyBytes Size `yaml:"max_body_bytes"`
 	// MaxConcurrent is the number of requests in flight; over it: 429.
 	// Default 4096.
 	MaxConcurrent int `yaml:"max_concurrent"`
 	// MaxBytesInFlight caps the sum of request bodies being handled; over
-	// it: 429. Default 0 (no cap).
-	MaxBytesInFlight int64 `yaml:"max_bytes_in_flight"`
+	// it: 429. Default: a quarter of the process's memory limit
+	// (GOMEMLIMIT, else the cgroup memory limit; see memory.go for why a
+	// quarter), or no cap when there is no limit.
+	MaxBytesInFlight Size `yaml:"max_bytes_in_flight"`
 	// GCPercent is the Go garbage collector's GOGC: how far the heap may
 	// grow past the live data before a collection. slipstream's live heap
 	// is mostly request bodies, which hold no pointers and cost the
@@ -129,6 +136,18 @@ type Timeouts struct {
 	// Default 30s.
 	Shutdown Duration `yaml:"shutdown"`
 }
+
+// TLS names the certificate and key slipstream serves HTTPS with. Both
+// files are PEM; a changed file is picked up without a restart.
+type TLS struct {
+	// CertFile is the certificate chain, leaf first.
+	CertFile string `yaml:"cert_file"`
+	// KeyFile is the private key of the leaf certificate.
+	KeyFile string `yaml:"key_file"`
+}
+
+// Enabled reports whether HTTPS is configured.
+func (t *TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 
 // Log configures logging.
 type Log struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -48,31 +49,43 @@ func LoadFile(path string) (*Config, error) {
 
 // Parse parses a configuration from YAML, expanding ${VAR} and
 // ${VAR:-default} in every scalar with lookup, applies defaults and
-// validates. The error is Problems when the file parsed but is invalid.
+// validates. Any error is Problems: every syntax, type and semantic
+// problem found, each with its YAML path and line, in line order.
 func Parse(data []byte, lookup func(string) (string, bool)) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("cannot parse config: %w", err)
+		return nil, Problems{syntaxProblem(data, err)}
 	}
 	var ps Problems
 	expandNode(&root, "", lookup, &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
 	cfg := &Config{}
-	checkKnown(&root, reflect.TypeOf(cfg).Elem(), "", &ps)
-	if len(ps) > 0 {
-		return nil, ps
-	}
-	if err := root.Decode(cfg); err != nil {
-		return nil, fmt.Errorf("cannot decode config: %w", err)
-	}
+	d := decoder{ps: ps}
+	d.decode(&root, reflect.ValueOf(cfg).Elem(), "")
+	ps = d.ps
 	cfg.applyDefaults()
-	if ps := cfg.Validate(); len(ps) > 0 {
-		locate(&root, ps)
+	vs := cfg.Validate()
+	locate(&root, vs)
+	for _, v := range vs {
+		if !coveredBy(ps, v.Path) {
+			ps = append(ps, v)
+		}
+	}
+	if len(ps) > 0 {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
 		return nil, ps
 	}
 	return cfg, nil
+}
+
+// coveredBy reports whether a problem at path or above it is already in
+// ps: a field that did not decode is not reported again as, say, missing.
+func coveredBy(ps Problems, path string) bool {
+	for _, p := range ps {
+		if p.Path == path || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // expandNode expands environment references in every scalar below n.
@@ -159,19 +172,24 @@ func locate(root *yaml.Node, ps Problems) {
 	}
 }
 
-// lineOf finds the line of the deepest node along path (a.b[2].c).
+// lineOf finds the line of the deepest node along path (a.b[2].c). A
+// mapping key may itself hold dots (an alias named gpt-4.1).
 func lineOf(n *yaml.Node, path string) int {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
 	line := n.Line
-	for _, seg := range splitPath(path) {
-		next := child(n, seg)
+	segs := splitPath(path)
+	for i := 0; i < len(segs); {
+		var next *yaml.Node
+		j := i
+		for ; j < len(segs) && next == nil; j++ {
+			next = child(n, strings.Join(segs[i:j+1], "."))
+		}
 		if next == nil {
 			break
 		}
-		n = next
-		line = n.Line
+		n, line, i = next, next.Line, j
 	}
 	return line
 }
@@ -198,39 +216,6 @@ func child(n *yaml.Node, seg string) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-// checkKnown reports mapping keys that no field of t is named for, so a
-// typo (max_concurent) is an error with its line instead of being ignored.
-func checkKnown(n *yaml.Node, t reflect.Type, path string, ps *Problems) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			checkKnown(c, t, path, ps)
-		}
-	case yaml.SequenceNode:
-		if t.Kind() == reflect.Slice {
-			for i, c := range n.Content {
-				checkKnown(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), ps)
-			}
-		}
-	case yaml.MappingNode:
-		if t.Kind() != reflect.Struct {
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key := n.Content[i]
-			f, ok := fieldByTag(t, key.Value)
-			if !ok {
-				*ps = append(*ps, Problem{Path: joinPath(path, key.Value), Line: key.Line, Msg: "unknown field"})
-				continue
-			}
-			checkKnown(n.Content[i+1], f.Type, joinPath(path, key.Value), ps)
-		}
-	}
 }
 
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {

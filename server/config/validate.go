@@ -1,9 +1,11 @@
 package config
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +38,9 @@ func (c *Config) applyDefaults() {
 	if c.Limits.GCPercent == 0 {
 		c.Limits.GCPercent = DefaultGCPercent
 	}
+	if c.Limits.MaxBytesInFlight == 0 {
+		c.Limits.MaxBytesInFlight = DerivedBytesInFlight(MemoryLimit())
+	}
 	c.Timeouts.applyDefaults()
 	for i := range c.Keys {
 		if len(c.Keys[i].Models) == 0 {
@@ -57,6 +62,10 @@ func (t *Timeouts) applyDefaults() {
 	def(&t.FirstByte, Duration(600e9))
 	def(&t.Idle, Duration(300e9))
 	def(&t.Shutdown, Duration(30e9))
+	if t.Keepalive == nil {
+		k := Duration(15e9)
+		t.Keepalive = &k
+	}
 }
 
 func (p *Provider) applyDefaults() {
@@ -74,7 +83,7 @@ func (p *Provider) applyDefaults() {
 		if p.Reply == "" {
 			p.Reply = DefaultMockReply
 		}
-		if p.Chunks <= 0 {
+		if p.Chunks == 0 {
 			p.Chunks = DefaultMockChunks
 		}
 	}
@@ -86,31 +95,113 @@ func (c *Config) Validate() Problems {
 	add := func(path, format string, args ...any) {
 		ps = append(ps, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		add("listen", "want host:port, got %q", c.Listen)
+	if err := checkListen(c.Listen); err != nil {
+		add("listen", "%v", err)
 	} else if len(c.Keys) == 0 && !IsLoopback(c.Listen) {
 		add("keys", "no client keys: refusing to serve %s without authentication (listen on a loopback address or add keys)", c.Listen)
 	}
+	c.TLS.validate(add)
 	c.validateKeys(add)
 	c.validateProviders(add)
 	c.validateAliases(add)
-	if c.Limits.MaxBodyBytes < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.MaxBytesInFlight < 0 || c.Limits.GCPercent < 0 {
-		add("limits", "limits must not be negative")
-	}
+	c.Limits.validate(add)
+	c.Timeouts.validate(add)
 	return ps
 }
 
 func (c *Config) validateKeys(add func(string, string, ...any)) {
 	seen := map[string]bool{}
+	names := map[string]bool{}
 	for i, k := range c.Keys {
 		path := fmt.Sprintf("keys[%d]", i)
-		if k.Key == "" {
-			add(path+".key", "empty key")
-		}
+		checkSecret(path+".key", k.Key, add)
 		if seen[k.Key] && k.Key != "" {
 			add(path+".key", "the same key is listed twice (key %q)", k.Name)
 		}
 		seen[k.Key] = true
+		if k.Name != "" && names[k.Name] {
+			add(path+".name", "duplicate key name %q", k.Name)
+		}
+		names[k.Name] = true
+		checkPatterns(path+".models", k.Models, add)
+	}
+}
+
+// checkSecret reports an empty key, or one with spaces around it (a
+// copy-paste slip: clients trim what they send, so it would never match).
+func checkSecret(path, v string, add func(string, string, ...any)) {
+	switch {
+	case strings.TrimSpace(v) == "":
+		add(path, "empty key")
+	case strings.TrimSpace(v) != v:
+		add(path, "the key has spaces or line breaks around it")
+	}
+}
+
+func checkPatterns(path string, pats []string, add func(string, string, ...any)) {
+	for j, m := range pats {
+		if strings.TrimSpace(m) == "" {
+			add(fmt.Sprintf("%s[%d]", path, j), "empty model pattern")
+		}
+	}
+}
+
+// checkListen accepts host:port with a numeric port 0-65535 (0: any free
+// port); an empty host means every interface.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want host:port, got %q", clip(addr))
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", clip(port))
+	}
+	return nil
+}
+
+func (t *TLS) validate(add func(string, string, ...any)) {
+	if !t.Enabled() {
+		return
+	}
+	if t.CertFile == "" {
+		add("tls.cert_file", "missing (tls needs both cert_file and key_file)")
+	}
+	if t.KeyFile == "" {
+		add("tls.key_file", "missing (tls needs both cert_file and key_file)")
+	}
+	if t.CertFile == "" || t.KeyFile == "" {
+		return
+	}
+	if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
+		add("tls.cert_file", "cannot load the certificate and key: %v", err)
+	}
+}
+
+func (l *Limits) validate(add func(string, string, ...any)) {
+	neg := func(path string, v int64) {
+		if v < 0 {
+			add("limits."+path, "must not be negative")
+		}
+	}
+	neg("max_body_bytes", l.MaxBodyBytes.N())
+	neg("max_concurrent", int64(l.MaxConcurrent))
+	neg("max_bytes_in_flight", l.MaxBytesInFlight.N())
+	neg("gc_percent", int64(l.GCPercent))
+}
+
+func (t *Timeouts) validate(add func(string, string, ...any)) {
+	neg := func(path string, d Duration) {
+		if d < 0 {
+			add("timeouts."+path, "must not be negative, got %s", d.D())
+		}
+	}
+	neg("connect", t.Connect)
+	neg("first_byte", t.FirstByte)
+	neg("idle", t.Idle)
+	neg("shutdown", t.Shutdown)
+	if t.Keepalive != nil {
+		neg("keepalive", *t.Keepalive)
 	}
 }
 
@@ -139,14 +230,16 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 			add(path+".keys", "a %s provider needs at least one key", p.Kind)
 		}
 		for j, k := range p.Keys {
-			if k == "" {
-				add(fmt.Sprintf("%s.keys[%d]", path, j), "empty key")
-			}
+			checkSecret(fmt.Sprintf("%s.keys[%d]", path, j), k, add)
 		}
-		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add(path+".base_url", "want an http(s) URL, got %q", p.BaseURL)
-		}
+		checkBaseURL(path+".base_url", p.BaseURL, add)
 	case KindMock:
+		if p.Chunks < 0 {
+			add(path+".chunks", "must not be negative, got %d", p.Chunks)
+		}
+		if p.ChunkDelay < 0 {
+			add(path+".chunk_delay", "must not be negative, got %s", p.ChunkDelay.D())
+		}
 	case "":
 		add(path+".kind", "missing kind (anthropic, openai, gemini or mock)")
 	default:
@@ -164,6 +257,7 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 	if len(p.Models) == 0 {
 		add(path+".models", "no model patterns (use [\"*\"] to serve every model)")
 	}
+	checkPatterns(path+".models", p.Models, add)
 	switch p.CountTokens {
 	case "local":
 	case "upstream":
@@ -175,8 +269,27 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 	}
 }
 
+// checkBaseURL wants an http(s) URL with a host and nothing the request
+// path would be appended after (a query or fragment) or that would leak
+// into logs (a user:password).
+func checkBaseURL(path, raw string, add func(string, string, ...any)) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		add(path, "want an http(s) URL, got %q", clip(raw))
+	case strings.ContainsAny(raw, "?#"):
+		add(path, "must not have a query (?) or fragment (#): request paths are appended to it")
+	case u.User != nil:
+		add(path, "must not hold credentials (user:password@); put them in keys")
+	}
+}
+
 func (c *Config) validateAliases(add func(string, string, ...any)) {
 	for name, target := range c.Aliases {
+		if strings.TrimSpace(name) == "" {
+			add("aliases", "empty alias name")
+			continue
+		}
 		prov, model, ok := strings.Cut(target, "/")
 		if !ok || prov == "" || model == "" {
 			add("aliases."+name, "want provider/model, got %q", target)
