@@ -1,9 +1,11 @@
 // Command slipstream is the LLM API proxy.
 //
-//	slipstream [-config FILE] [-pprof ADDR]   serve
-//	slipstream check [-config FILE]    validate a config, print every problem
-//	slipstream version                 print the version
+//	slipstream [serve] [-config FILE] [-listen ADDR] [-pprof ADDR]
+//	slipstream check [-config FILE] [-print]
+//	slipstream health [-insecure] [URL]
 //	slipstream tokens [-encoding E] [-ids] [FILE]
+//	slipstream version
+//	slipstream help
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"slipstream/server"
@@ -29,67 +32,204 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "version":
-			fmt.Fprintln(stdout, "slipstream", version)
-			return 0
-		case "check":
-			return runCheck(args[1:], stdout, stderr)
-		case "tokens":
-			return runTokens(args[1:], stdin, stdout, stderr)
-		}
-	}
-	return runServe(args, stderr)
+// command is one subcommand: its flags (for parsing and for help) and what
+// it does with the remaining arguments.
+type command struct {
+	name, args, doc string
+	flags           func(fs *flag.FlagSet) // defines the flags; nil: none
+	maxArgs         int                    // positional arguments allowed
 }
 
-// loadConfig reads -config, else ./slipstream.yaml when present, else the
-// built-in default. It returns the source it used, for the start-up line.
-func loadConfig(path string) (*config.Config, string, error) {
+var commands = []command{
+	{name: "serve", args: "", doc: "serve the configuration (the default when no command is given)", flags: serveFlags},
+	{name: "check", args: "", doc: "validate the configuration, print every problem with its line; -print shows the effective configuration", flags: checkFlags},
+	{name: "health", args: "[URL]", doc: "GET URL (default http://127.0.0.1:8317/readyz); exit 0 when it answers 200 (for container health checks)", flags: healthFlags, maxArgs: 1},
+	{name: "tokens", args: "[FILE]", doc: "count the tokens of FILE or stdin", flags: tokensFlags, maxArgs: 1},
+	{name: "version", doc: "print the version"},
+	{name: "help", doc: "print this help"},
+}
+
+func serveFlags(fs *flag.FlagSet) {
+	configFlag(fs)
+	fs.String("listen", "", "listen on `ADDR` (host:port), overriding the config's listen; also $SLIPSTREAM_LISTEN")
+	fs.String("pprof", "", "serve Go profiles on `ADDR` (e.g. 127.0.0.1:6060); builds with -tags pprof only")
+}
+
+func checkFlags(fs *flag.FlagSet) {
+	configFlag(fs)
+	fs.Bool("print", false, "print the effective configuration (defaults filled in, ${ENV} expanded, secrets redacted) as YAML")
+}
+
+func healthFlags(fs *flag.FlagSet) {
+	fs.Bool("insecure", false, "do not verify the server's TLS certificate (a self-signed one on loopback)")
+}
+
+func tokensFlags(fs *flag.FlagSet) {
+	fs.String("encoding", "o200k_base", "`ENCODING`: o200k_base or cl100k_base")
+	fs.Bool("ids", false, "print the token ids, one per line, instead of the count")
+}
+
+func configFlag(fs *flag.FlagSet) {
+	fs.String("config", "", "read the config from `FILE` (default ./slipstream.yaml, else the built-in default)")
+}
+
+func lookupCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// usage writes the help: every command with its flags.
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "slipstream %s: an LLM API proxy for coding agents\n\nusage: slipstream [command] [flags] [args]\n\ncommands:\n", version)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(c.name+" "+synopsis(c)))
+		fmt.Fprintf(w, "      %s\n", c.doc)
+		if c.flags != nil {
+			fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+			c.flags(fs)
+			fs.SetOutput(w)
+			fs.VisitAll(func(f *flag.Flag) {
+				name, u := flag.UnquoteUsage(f)
+				fmt.Fprintf(w, "      %s\n          %s", strings.TrimSpace("-"+f.Name+" "+name), u)
+				if f.DefValue != "" && f.DefValue != "false" {
+					fmt.Fprintf(w, " (default %s)", f.DefValue)
+				}
+				fmt.Fprintln(w)
+			})
+		}
+	}
+	fmt.Fprintln(w, "\nenvironment: SLIPSTREAM_LISTEN overrides listen; ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY feed the built-in default config; GOMEMLIMIT bounds memory (and sets the default limits.max_bytes_in_flight).")
+}
+
+func synopsis(c command) string {
+	var b strings.Builder
+	if c.flags != nil {
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		c.flags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			name, _ := flag.UnquoteUsage(f)
+			fmt.Fprintf(&b, "[-%s] ", strings.TrimSpace(f.Name+" "+name))
+		})
+	}
+	b.WriteString(c.args)
+	return strings.TrimSpace(b.String())
+}
+
+// usageLine is the one line printed with a usage error.
+func usageLine(c *command) string {
+	return "usage: slipstream " + strings.TrimSpace(c.name+" "+synopsis(*c)) + "  (slipstream help for more)"
+}
+
+// parse parses args for c. It returns the flag set and -1, or an exit code
+// when the command ends here (help asked: 0; bad usage: 2).
+func parse(c *command, args []string, stdout, stderr io.Writer) (*flag.FlagSet, int) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout)
+		return nil, 0
+	case err != nil:
+		fmt.Fprintf(stderr, "slipstream %s: %v\n%s\n", c.name, err, usageLine(c))
+		return nil, 2
+	case fs.NArg() > c.maxArgs:
+		fmt.Fprintf(stderr, "slipstream %s: unexpected argument %q\n%s\n", c.name, fs.Arg(c.maxArgs), usageLine(c))
+		return nil, 2
+	}
+	return fs, -1
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	name := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	c := lookupCommand(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "slipstream: unknown command %q\nusage: slipstream [serve|check|health|tokens|version|help] [flags]  (slipstream help for more)\n", name)
+		return 2
+	}
+	fs, code := parse(c, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	str := func(n string) string { return fs.Lookup(n).Value.String() }
+	switch name {
+	case "version":
+		fmt.Fprintln(stdout, "slipstream", version)
+		return 0
+	case "help":
+		usage(stdout)
+		return 0
+	case "check":
+		return runCheck(str("config"), str("print") == "true", stdout, stderr)
+	case "tokens":
+		return runTokens(str("encoding"), str("ids") == "true", fs.Arg(0), stdin, stdout, stderr)
+	case "health":
+		return runHealth(fs.Arg(0), str("insecure") == "true", stdout, stderr)
+	}
+	return runServe(str("config"), str("listen"), str("pprof"), stderr)
+}
+
+// loadConfig reads path, else ./slipstream.yaml when present, else the
+// built-in default, with the listen override (the -listen flag, else
+// $SLIPSTREAM_LISTEN). It returns the source it used, for messages.
+func loadConfig(path, listen string) (*config.Config, string, error) {
+	if listen == "" {
+		listen = os.Getenv("SLIPSTREAM_LISTEN")
+	}
+	o := config.Override{Listen: listen}
 	if path == "" {
 		if _, err := os.Stat("slipstream.yaml"); err == nil {
 			path = "slipstream.yaml"
 		}
 	}
 	if path == "" {
-		return config.Default(os.LookupEnv), "built-in default", nil
+		c, err := config.DefaultOverride(os.LookupEnv, o)
+		return c, "built-in default", err
 	}
-	c, err := config.LoadFile(path)
+	c, err := config.LoadFile(path, o)
 	return c, path, err
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "config file (default ./slipstream.yaml, else the built-in default)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	_, src, err := loadConfig(*path)
+func runCheck(path string, print bool, stdout, stderr io.Writer) int {
+	cfg, src, err := loadConfig(path, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: invalid configuration:\n%v\n", src, err)
 		return 1
+	}
+	if print {
+		out, err := cfg.MarshalRedacted()
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "# effective configuration from %s (secrets redacted)\n%s", src, out)
+		return 0
+	}
+	for _, w := range warnings(cfg) {
+		fmt.Fprintf(stdout, "%s: warning: %s\n", src, w)
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", src)
 	return 0
 }
 
-func runServe(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("slipstream", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "config file (default ./slipstream.yaml, else the built-in default)")
-	pprofAddr := fs.String("pprof", "", "serve Go profiles on this address (e.g. 127.0.0.1:6060); off by default")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *pprofAddr != "" {
-		if err := servePprof(*pprofAddr, stderr); err != nil {
+func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
+	if pprofAddr != "" {
+		if err := servePprof(pprofAddr, stderr); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
 	}
-	cfg, src, err := loadConfig(*path)
+	cfg, src, err := loadConfig(path, listen)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: invalid configuration:\n%v\n", src, err)
 		return 1
@@ -107,7 +247,17 @@ func runServe(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cannot listen: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "slipstream %s listening on http://%s (config: %s, %d providers)\n", version, ln.Addr(), src, len(cfg.Providers))
+	scheme := "http"
+	if cfg.TLS.Enabled() {
+		ln, err = tlsListener(ln, cfg.TLS, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		scheme = "https"
+	}
+	writeSummary(stderr, cfg, src)
+	fmt.Fprintf(stderr, "slipstream %s listening on %s://%s\n", version, scheme, ln.Addr())
 	return serveUntilSignal(s, ln, stderr)
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,33 +15,18 @@ import (
 // with -ids the token ids one per line, exactly as tiktoken's
 // encode_ordinary gives them. It returns the exit code: 0 on success, 1 when
 // the input cannot be read or the output written, 2 on bad usage.
-func runTokens(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: slipstream tokens [-encoding o200k_base|cl100k_base] [-ids] [FILE]")
-		fs.PrintDefaults()
-	}
-	name := fs.String("encoding", "o200k_base", "encoding: o200k_base or cl100k_base")
-	ids := fs.Bool("ids", false, "print the token ids, one per line, instead of the count")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 1 {
-		fs.Usage()
-		return 2
-	}
-	enc, err := tokenize.Get(*name)
+func runTokens(name string, ids bool, path string, stdin io.Reader, stdout, stderr io.Writer) int {
+	enc, err := tokenize.Get(name)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	text, err := readTokensInput(fs.Arg(0), stdin)
+	text, err := readTokensInput(path, stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if err := writeTokens(stdout, enc, text, *ids); err != nil {
+	if err := writeTokens(stdout, enc, text, ids); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}

@@ -15,7 +15,7 @@ func TestRunTokensUsage(t *testing.T) {
 	f := func(args []string, stdin string, wantCode int, wantOut, wantErr string) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		code := runTokens(args, strings.NewReader(stdin), &out, &errb)
+		code := run(append([]string{"tokens"}, args...), strings.NewReader(stdin), &out, &errb)
 		if code != wantCode || out.String() != wantOut || !strings.Contains(errb.String(), wantErr) {
 			t.Fatalf("runTokens(%q) = %d, out %q, err %q; want %d, %q, %q",
 				args, code, out.String(), errb.String(), wantCode, wantOut, wantErr)
@@ -51,12 +51,12 @@ func TestRunTokensCorpus(t *testing.T) {
 				want.WriteString(strconv.FormatUint(uint64(id), 10) + "\n")
 			}
 			var out, errb bytes.Buffer
-			if code := runTokens([]string{"-encoding", e.Name(), "-ids", path}, nil, &out, &errb); code != 0 ||
+			if code := runTokens(e.Name(), true, path, nil, &out, &errb); code != 0 ||
 				out.String() != want.String() {
 				t.Fatalf("%s %s: -ids differs from the library (code %d, %s)", path, e.Name(), code, errb.String())
 			}
 			out.Reset()
-			if code := runTokens([]string{"-encoding", e.Name()}, bytes.NewReader(text), &out, &errb); code != 0 ||
+			if code := runTokens(e.Name(), false, "", bytes.NewReader(text), &out, &errb); code != 0 ||
 				out.String() != strconv.Itoa(e.Count(text))+"\n" {
 				t.Fatalf("%s %s: count %q, want %d", path, e.Name(), out.String(), e.Count(text))
 			}

@@ -38,13 +38,52 @@ func (ps Problems) Error() string {
 	return b.String()
 }
 
-// LoadFile reads, expands, parses and validates the file at path.
-func LoadFile(path string) (*Config, error) {
+// Override holds settings from the command line or the environment that
+// replace the file's before defaults and validation. Empty fields change
+// nothing.
+type Override struct {
+	// Listen replaces listen (the -listen flag, SLIPSTREAM_LISTEN).
+	Listen string
+}
+
+// overridden names where an overridden value came from, in problems.
+const overridden = " (-listen or SLIPSTREAM_LISTEN)"
+
+func (o Override) apply(c *Config) {
+	if o.Listen != "" {
+		c.Listen = o.Listen
+	}
+}
+
+// LoadFile reads, expands, parses and validates the file at path, with o
+// applied.
+func LoadFile(path string, o Override) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read config: %w", err)
 	}
-	return Parse(data, os.LookupEnv)
+	return ParseOverride(data, os.LookupEnv, o)
+}
+
+// DefaultOverride is Default with o applied and validated.
+func DefaultOverride(lookup func(string) (string, bool), o Override) (*Config, error) {
+	c := Default(lookup)
+	o.apply(c)
+	if ps := c.Validate(); len(ps) > 0 {
+		o.label(ps)
+		return nil, ps
+	}
+	return c, nil
+}
+
+// label says which problems are about an overridden value, which has no
+// line in the file.
+func (o Override) label(ps Problems) {
+	for i := range ps {
+		if o.Listen != "" && ps[i].Path == "listen" {
+			ps[i].Path, ps[i].Line = "listen"+overridden, 0
+		}
+	}
 }
 
 // Parse parses a configuration from YAML, expanding ${VAR} and
@@ -52,6 +91,11 @@ func LoadFile(path string) (*Config, error) {
 // validates. Any error is Problems: every syntax, type and semantic
 // problem found, each with its YAML path and line, in line order.
 func Parse(data []byte, lookup func(string) (string, bool)) (*Config, error) {
+	return ParseOverride(data, lookup, Override{})
+}
+
+// ParseOverride is Parse with o applied before defaults and validation.
+func ParseOverride(data []byte, lookup func(string) (string, bool), o Override) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, Problems{syntaxProblem(data, err)}
@@ -62,9 +106,11 @@ func Parse(data []byte, lookup func(string) (string, bool)) (*Config, error) {
 	d := decoder{ps: ps}
 	d.decode(&root, reflect.ValueOf(cfg).Elem(), "")
 	ps = d.ps
+	o.apply(cfg)
 	cfg.applyDefaults()
 	vs := cfg.Validate()
 	locate(&root, vs)
+	o.label(vs)
 	for _, v := range vs {
 		if !coveredBy(ps, v.Path) {
 			ps = append(ps, v)
