@@ -178,14 +178,14 @@ func TestWarnings(t *testing.T) {
 	const limits = "limits: {max_bytes_in_flight: 64MiB}\n"
 	f(limits + "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n") // the default: fine
 	f(limits+"providers:\n  - {name: o, kind: openai, keys: [k], models: [\"gpt-*\"]}\n", "no provider or alias serves claude-*")
-	f(limits+"providers:\n  - {name: o, kind: openai, keys: [k], models: [\"gpt-*\"]}\naliases: {\"claude-*\": o/gpt-5}\n") // aliased: fine
+	f(limits + "providers:\n  - {name: o, kind: openai, keys: [k], models: [\"gpt-*\"]}\naliases: {\"claude-*\": o/gpt-5}\n") // aliased: fine
 	f(limits+"providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n  - {name: a, kind: anthropic, keys: [k], models: [\"claude-*\"]}\n",
 		`mock provider m serves every model name ("*")`)
 	f(limits+"listen: 0.0.0.0:8317\nkeys: [{name: a, key: k}]\nproviders:\n  - {name: m, kind: mock, models: [\"*\"]}\n",
 		"client keys travel in clear text", "provider m is the mock, reachable from the network")
 	f(limits+"providers:\n  - {name: a, kind: anthropic, keys: [k], base_url: \"http://gw.example.com\", models: [\"claude-*\"]}\n",
 		"provider a sends its credentials in clear text")
-	f(limits+"providers:\n  - {name: a, kind: anthropic, keys: [k], base_url: \"http://127.0.0.1:9\", models: [\"claude-*\"]}\n")
+	f(limits + "providers:\n  - {name: a, kind: anthropic, keys: [k], base_url: \"http://127.0.0.1:9\", models: [\"claude-*\"]}\n")
 	if config.MemoryLimit() == 0 {
 		f("providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n", "no memory bound")
 	}
