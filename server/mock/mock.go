@@ -97,7 +97,7 @@ func (m *Mock) Build(a *Answer, r *codec.Request, inputTokens int64) {
 		text := m.reply
 		if res := toolResultText(r, last); res != nil {
 			a.escBuf = append(a.escBuf, "The tool returned: "...)
-			a.escBuf = appendPlain(a.escBuf, res, maxQuoted)
+			a.escBuf = bytes.TrimRight(appendPlain(a.escBuf, res, maxQuoted), " ")
 			text = a.escBuf
 		}
 		usage.Output = a.addText(text, m.chunks)
@@ -263,11 +263,13 @@ func calledTool(r *codec.Request, last int) *codec.Tool {
 	if len(r.Tools) == 0 || last < 0 || toolResultText(r, last) != nil {
 		return nil
 	}
-	for _, p := range r.MessageParts(last) {
-		if p.Kind != codec.PartText {
+	// Last text first: clients put reminders before the user's words.
+	parts := r.MessageParts(last)
+	for i := len(parts) - 1; i >= 0; i-- {
+		if parts[i].Kind != codec.PartText {
 			continue
 		}
-		if t := toolIn(r, p.Text); t != nil {
+		if t := toolIn(r, parts[i].Text); t != nil {
 			return t
 		}
 	}
