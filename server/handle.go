@@ -7,6 +7,9 @@ import (
 // handle is the fasthttp request handler: route, authenticate, admit, then
 // hand over to the route's operation.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.serveWebSocket(ctx) {
+		return
+	}
 	rt, geminiModel, geminiStream := match(ctx.Method(), ctx.Path())
 	if rt == nil {
 		s.discardBody(ctx)

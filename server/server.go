@@ -21,6 +21,7 @@ import (
 	"slipstream/server/mock"
 	"slipstream/server/provider"
 	"slipstream/server/upstream"
+	"slipstream/server/ws"
 )
 
 // Server serves one configuration. Create it with New.
@@ -31,6 +32,7 @@ type Server struct {
 	clients map[*provider.Provider]*upstream.Client
 	mocks   map[*provider.Provider]*mock.Mock
 	lists   *modelLists // upstream model lists (list_models)
+	ws      *ws.Transport
 
 	srv   *fasthttp.Server
 	log   *log.Logger
@@ -85,6 +87,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 			Idle:      cfg.Timeouts.Idle.D(),
 		})
 	}
+	s.ws = s.newWebSocket()
 	s.srv = &fasthttp.Server{
 		Handler:               s.handle,
 		ErrorHandler:          s.handleServerError,
@@ -121,6 +124,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // and streams to finish, or for ctx to end.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
+	s.shutdownWebSocket(ctx)
 	err := s.srv.ShutdownWithContext(ctx)
 	for _, c := range s.clients {
 		c.CloseIdle()

@@ -117,6 +117,19 @@ type Limits struct {
 	// and cut the soak peak from 60 to 53 MB). A GOGC environment variable
 	// overrides it. Default 10.
 	GCPercent int `yaml:"gc_percent"`
+	// WSStateBytes bounds the conversation state the Responses WebSocket
+	// transport keeps, summed over all connections: each connection holds
+	// the transcript of its last completed response (the request body it
+	// sent upstream plus the response's output items) so that the next
+	// frame can send only new items. Past the bound the least recently
+	// used transcripts are dropped; a frame chaining on a dropped one is
+	// answered previous_response_not_found and Codex resends the whole
+	// input. Default 64 MiB.
+	WSStateBytes Size `yaml:"ws_state_bytes"`
+	// WSConnections caps open Responses WebSocket connections; past it an
+	// upgrade is answered 426 Upgrade Required, on which Codex uses HTTP
+	// for the rest of its session. Default 1024.
+	WSConnections int `yaml:"ws_connections"`
 }
 
 // Timeouts bound each phase of an upstream call.
@@ -135,6 +148,10 @@ type Timeouts struct {
 	// Shutdown is how long in-flight requests may run after SIGTERM.
 	// Default 30s.
 	Shutdown Duration `yaml:"shutdown"`
+	// WSPing is the interval of pings on Responses WebSocket connections,
+	// which keep idle sockets open through proxies and find dead peers.
+	// Default 20s.
+	WSPing Duration `yaml:"ws_ping"`
 }
 
 // TLS names the certificate and key slipstream serves HTTPS with. Both

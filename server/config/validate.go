@@ -17,6 +17,8 @@ const (
 	DefaultMockReply     = "Hello from the slipstream mock provider."
 	DefaultMockChunks    = 4
 	DefaultGCPercent     = 10
+	DefaultWSStateBytes  = 64 << 20
+	DefaultWSConnections = 1024
 )
 
 var defaultBaseURLs = map[string]string{
@@ -40,6 +42,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Limits.MaxBytesInFlight == 0 {
 		c.Limits.MaxBytesInFlight = DerivedBytesInFlight(MemoryLimit())
+	}
+	if c.Limits.WSStateBytes == 0 {
+		c.Limits.WSStateBytes = DefaultWSStateBytes
+	}
+	if c.Limits.WSConnections == 0 {
+		c.Limits.WSConnections = DefaultWSConnections
 	}
 	c.Timeouts.applyDefaults()
 	for i := range c.Keys {
@@ -66,6 +74,7 @@ func (t *Timeouts) applyDefaults() {
 		k := Duration(15e9)
 		t.Keepalive = &k
 	}
+	def(&t.WSPing, Duration(20e9))
 }
 
 func (p *Provider) applyDefaults() {

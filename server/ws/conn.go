@@ -1,0 +1,301 @@
+package ws
+
+import (
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/codec/sse"
+	"slipstream/pool"
+)
+
+// conn is one WebSocket connection. Two goroutines serve it: the reader
+// (fasthttp's hijack goroutine) reads frames and notices a departed client
+// at once, also while a response streams; the worker serves one frame at
+// a time (Codex never sends a frame before the previous response
+// completed) and is the only writer of data frames. Pings and close frames
+// go out through WriteControl, which may run beside the worker.
+type conn struct {
+	t  *Transport
+	ws *websocket.Conn
+
+	hdr  fasthttp.RequestHeader // the upgrade's headers, cleaned, as a POST
+	rctx fasthttp.RequestCtx    // the request context each frame is served with
+	fc   *frameConn
+
+	gone     chan struct{} // closed when the client is gone (or shut down)
+	goneOnce sync.Once
+	work     chan bool     // a frame is in c.in; true when it was binary
+	idle     chan struct{} // a token: the worker is ready for a frame
+	finished chan struct{} // closed when the worker has ended
+	pinger   *time.Timer
+	closing  atomic.Bool // shut down once the response in flight completes
+	busy     atomic.Bool
+
+	in   *pool.Buffer // the frame being served
+	body *pool.Buffer // the HTTP body it expanded into
+	out  *pool.Buffer // output items of the response in flight
+	exp  expansion
+	rd   sse.Reader
+	msg  []byte // events built here (errors, prewarm)
+	id   [64]byte
+
+	streamMu sync.Mutex
+	stream   io.Closer // the body stream being relayed, closed when the client leaves
+
+	frames int
+
+	state      transcript // owned by t.store
+	prev, next *conn      // t.store's recency list
+}
+
+func newConn(t *Transport, ctx *fasthttp.RequestCtx) *conn {
+	c := &conn{
+		t:        t,
+		gone:     make(chan struct{}),
+		work:     make(chan bool),
+		idle:     make(chan struct{}, 1),
+		finished: make(chan struct{}),
+	}
+	c.idle <- struct{}{}
+	ctx.Request.Header.CopyTo(&c.hdr)
+	cleanHeaders(&c.hdr)
+	return c
+}
+
+// cleanHeaders makes the upgrade's headers those of a POST: the WebSocket
+// handshake headers and the beta token that only means "WebSocket" go.
+func cleanHeaders(h *fasthttp.RequestHeader) {
+	h.SetMethod(fasthttp.MethodPost)
+	var drop [][]byte
+	for k := range h.All() {
+		if len(k) > 14 && equalFold(k[:14], "Sec-Websocket-") {
+			drop = append(drop, k)
+		}
+	}
+	for _, k := range drop {
+		h.DelBytes(k)
+	}
+	for _, k := range [...]string{"Upgrade", "Connection", "Openai-Beta", "Content-Length", "Transfer-Encoding", "Expect"} {
+		h.Del(k)
+	}
+	h.SetContentType("application/json")
+}
+
+func equalFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i]|0x20, s[i]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// serve is the hijack handler: the reader loop.
+func (c *conn) serve(w *websocket.Conn) {
+	c.ws = w
+	if !c.t.add(c) {
+		c.t.open.Add(-1)
+		_ = w.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "shutting down"), time.Now().Add(time.Second))
+		return
+	}
+	defer c.t.remove(c)
+	w.SetReadLimit(c.t.o.MaxFrame)
+	c.fc = newFrameConn(w.NetConn(), c.gone)
+	c.rctx.Init2(c.fc, discard{}, false)
+	w.SetPongHandler(c.onPong)
+	c.extendRead()
+	c.pinger = time.AfterFunc(c.t.o.Ping, c.ping)
+	c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.fc.remote)
+	go c.worker()
+	c.readLoop()
+	c.setGone()
+	close(c.work)
+	<-c.finished
+	c.pinger.Stop()
+	c.t.store.drop(c)
+	c.rd.Release()
+	pool.Put(c.in)
+	c.in = nil
+	c.t.logf("WS %s close frames=%d", pathOf(&c.hdr), c.frames)
+}
+
+func (c *conn) readLoop() {
+	for {
+		mt, r, err := c.ws.NextReader()
+		if err != nil {
+			return
+		}
+		select {
+		case <-c.idle:
+		case <-c.gone:
+			return
+		}
+		if err := c.readFrame(r); err != nil {
+			if err == websocket.ErrReadLimit {
+				c.drain()
+			}
+			return
+		}
+		c.extendRead()
+		select {
+		case c.work <- mt == websocket.BinaryMessage:
+		case <-c.gone:
+			return
+		}
+	}
+}
+
+// drain reads and drops what the client still sends after a frame over
+// MaxFrame was answered with close 1009 (for a short while), so that
+// closing the socket does not reset it before the client has read the
+// close frame.
+func (c *conn) drain() {
+	nc := c.ws.NetConn()
+	_ = nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_, _ = io.Copy(io.Discard, io.LimitReader(nc, 2*c.t.o.MaxFrame))
+}
+
+// readFrame reads one frame's payload into c.in.
+func (c *conn) readFrame(r io.Reader) error {
+	if c.in == nil {
+		c.in = pool.Get(16 << 10)
+	}
+	b := c.in.B[:0]
+	for {
+		if len(b) == cap(b) {
+			nb := pool.Get(2 * cap(b))
+			nb.B = append(nb.B[:0], b...)
+			pool.Put(c.in)
+			c.in = nb
+			b = nb.B
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			c.in.B = b
+			return nil
+		}
+		if err != nil {
+			c.in.B = b
+			return err
+		}
+	}
+}
+
+// worker serves the frames the reader hands over, one at a time.
+func (c *conn) worker() {
+	defer close(c.finished)
+	for binary := range c.work {
+		c.busy.Store(true)
+		c.frames++
+		c.handle(c.in.B, binary)
+		c.in.B = trim(c.in)
+		c.busy.Store(false)
+		if c.closing.Load() {
+			c.closeWith(websocket.CloseGoingAway, "shutting down")
+		}
+		c.idle <- struct{}{}
+	}
+}
+
+// trim keeps a frame buffer for the next frame unless one large frame grew
+// it past what the connection usually needs.
+func trim(b *pool.Buffer) []byte {
+	return b.B[:0]
+}
+
+// idleTimeout is how long the reader waits for a frame or a pong.
+func (c *conn) idleTimeout() time.Duration { return max(3*c.t.o.Ping, time.Minute) }
+
+func (c *conn) extendRead() { _ = c.ws.SetReadDeadline(time.Now().Add(c.idleTimeout())) }
+
+func (c *conn) onPong(string) error {
+	c.extendRead()
+	return nil
+}
+
+// ping sends a ping and schedules the next; a failed ping means the client
+// is gone.
+func (c *conn) ping() {
+	select {
+	case <-c.gone:
+		return
+	default:
+	}
+	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second)); err != nil {
+		c.setGone()
+		return
+	}
+	c.pinger.Reset(c.t.o.Ping)
+}
+
+// setGone marks the client gone: the body stream being relayed is closed,
+// which ends the upstream request, and the reader is woken.
+func (c *conn) setGone() {
+	c.goneOnce.Do(func() {
+		close(c.gone)
+		c.streamMu.Lock()
+		if c.stream != nil {
+			_ = c.stream.Close()
+		}
+		c.streamMu.Unlock()
+		if c.ws != nil {
+			_ = c.ws.NetConn().SetReadDeadline(time.Now())
+		}
+	})
+}
+
+// setStream records the body stream being relayed (nil when done).
+// It reports false when the client already left.
+func (c *conn) setStream(s io.Closer) bool {
+	c.streamMu.Lock()
+	defer c.streamMu.Unlock()
+	select {
+	case <-c.gone:
+		return false
+	default:
+	}
+	c.stream = s
+	return true
+}
+
+// shutdown closes the connection now if it is idle, or after its
+// response in flight.
+func (c *conn) shutdown() {
+	c.closing.Store(true)
+	if !c.busy.Load() {
+		c.closeWith(websocket.CloseGoingAway, "shutting down")
+	}
+}
+
+// closeWith sends a close frame and ends the connection.
+func (c *conn) closeWith(code int, reason string) {
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	c.setGone()
+}
+
+// write sends one text frame.
+func (c *conn) write(b []byte) error {
+	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return c.ws.WriteMessage(websocket.TextMessage, b)
+}
+
+func pathOf(h *fasthttp.RequestHeader) string {
+	return string(codec.AppendQuoted(nil, h.RequestURI()))
+}
+
+// discard is the fasthttp logger of the frames' request contexts: the
+// server logs through its own logger.
+type discard struct{}
+
+func (discard) Printf(string, ...any) {}

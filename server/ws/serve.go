@@ -1,0 +1,364 @@
+package ws
+
+import (
+	"io"
+
+	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/pool"
+)
+
+// handle serves one client frame.
+func (c *conn) handle(b []byte, binary bool) {
+	if binary {
+		c.sendError(400, "invalid_request_error", "unsupported_frame", "frames must be text frames holding one JSON object")
+		return
+	}
+	if !codec.ValidShape(b) || len(b) == 0 || b[0] != '{' {
+		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not a JSON object")
+		return
+	}
+	f := parseFrame(b)
+	if string(f.typ) != "response.create" {
+		c.sendError(400, "invalid_request_error", "unsupported_frame", "unsupported frame type; expected response.create")
+		return
+	}
+	// The stored transcript is taken whatever happens next: it is either
+	// continued (and becomes part of this request's body), replaced, or
+	// dropped because the client no longer chains on it.
+	prev := c.t.store.take(c)
+	defer prev.release()
+	if f.prevID != nil && !prev.matches(f.prevID) {
+		c.sendError(400, "invalid_request_error", "previous_response_not_found",
+			"previous response not found on this connection; send the full input")
+		c.t.logf("WS %s frame=%d previous_response_not_found", pathOf(&c.hdr), c.frames)
+		return
+	}
+	if f.prevID == nil {
+		prev.release()
+	}
+	if f.prewarm {
+		c.prewarm(&f)
+		return
+	}
+	in, out := prev.items()
+	c.body = pool.Get(len(in) + len(out) + len(b) + 64)
+	c.body.B = c.exp.appendBody(c.body.B[:0], b, in, out)
+	prev.release()
+	if int64(len(c.body.B)) > c.t.o.MaxFrame {
+		c.releaseBody()
+		c.t.logf("WS %s frame=%d expanded body over the limit: close 1009", pathOf(&c.hdr), c.frames)
+		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
+		return
+	}
+	c.serveHTTP(f.prevID != nil)
+}
+
+// prewarm answers generate:false locally: a created and a completed event
+// of an empty response whose id the next frame chains on. No upstream is
+// called; the frame's input becomes the transcript.
+func (c *conn) prewarm(f *frame) {
+	id := appendResponseID(c.id[:0])
+	model := f.model
+	if model == nil || !codec.Valid(model) {
+		model = []byte("null")
+	}
+	now := c.t.o.Now().Unix()
+	c.msg = appendPrewarm(c.msg[:0], false, id, model, now)
+	if c.write(c.msg) != nil {
+		c.setGone()
+		return
+	}
+	c.msg = appendPrewarm(c.msg[:0], true, id, model, now)
+	if c.write(c.msg) != nil {
+		c.setGone()
+		return
+	}
+	t := transcript{body: pool.Get(len(f.input) + 64)}
+	t.body.B = appendItems(t.body.B[:0], f.input)
+	t.inEnd = len(t.body.B)
+	t.idLen = copy(t.id[:], id)
+	c.t.store.put(c, t)
+	c.t.logf("WS %s frame=%d prewarm", pathOf(&c.hdr), c.frames)
+}
+
+// serveHTTP runs the expanded body through the server's handler as a POST
+// and relays its answer.
+func (c *conn) serveHTTP(chained bool) {
+	rc := &c.rctx
+	rc.Request.Reset()
+	rc.Response.Reset()
+	c.hdr.CopyTo(&rc.Request.Header)
+	for i := 0; i < c.exp.nhdr; i++ {
+		rc.Request.Header.SetBytesKV(c.exp.header(i))
+	}
+	size := len(c.body.B)
+	rc.Request.SetBodyRaw(c.body.B)
+	rc.Request.Header.SetContentLength(size)
+	c.t.o.Handler(rc)
+	resp := &rc.Response
+	status := resp.StatusCode()
+	if ts := resp.Header.Peek("X-Codex-Turn-State"); len(ts) > 0 && headerText(ts) {
+		c.msg = appendTurnState(c.msg[:0], ts)
+		if c.write(c.msg) != nil {
+			c.setGone()
+		}
+	}
+	switch {
+	case status == fasthttp.StatusOK && isEventStream(resp.Header.ContentType()) && resp.BodyStream() != nil:
+		c.relay(resp)
+	case status == fasthttp.StatusOK:
+		c.relayWhole(resp)
+	default:
+		c.relayError(resp)
+	}
+	c.t.logf("WS %s frame=%d chained=%v body=%d status=%d", pathOf(&c.hdr), c.frames, chained, size, status)
+	rc.Request.Reset()
+	rc.Response.Reset()
+	c.releaseBody()
+}
+
+func (c *conn) releaseBody() {
+	pool.Put(c.body)
+	c.body = nil
+	pool.Put(c.out)
+	c.out = nil
+}
+
+func isEventStream(ct []byte) bool {
+	return len(ct) >= 17 && string(ct[:17]) == "text/event-stream"
+}
+
+// relay sends each SSE event of the response as one text frame (its data,
+// as is), collects the output items, and on response.completed stores the
+// transcript the next frame may chain on.
+func (c *conn) relay(resp *fasthttp.Response) {
+	stream := resp.BodyStream()
+	if cl, ok := stream.(io.Closer); ok && !c.setStream(cl) {
+		_ = resp.CloseBodyStream()
+		return
+	}
+	c.out = pool.Get(4 << 10)
+	c.rd.Reset(stream)
+	r := relayState{}
+	for {
+		ev, err := c.rd.Next()
+		if err != nil {
+			break
+		}
+		if r.done {
+			continue // drain: nothing goes out after the terminal event
+		}
+		if err := c.relayEvent(&r, ev.Name, ev.Data); err != nil {
+			c.setGone()
+			break
+		}
+	}
+	c.setStream(nil)
+	_ = resp.CloseBodyStream()
+	select {
+	case <-c.gone:
+		return
+	default:
+	}
+	if !r.done {
+		c.sendError(502, "server_error", "stream_truncated", "the upstream stream ended before response.completed")
+		return
+	}
+	if r.completed && r.idLen > 0 {
+		c.keep(&r)
+	}
+}
+
+// relayState is what relay learns from the events of one response.
+type relayState struct {
+	done      bool // a terminal event went out
+	completed bool // it was response.completed
+	id        [64]byte
+	idLen     int
+	outputs   int
+}
+
+// relayEvent handles one event: most are written as they are; an error
+// event without a status becomes a wrapped error Codex acts on.
+func (c *conn) relayEvent(r *relayState, name, data []byte) error {
+	if len(data) == 0 || data[0] != '{' {
+		return nil // comments, [DONE]
+	}
+	if len(name) == 0 {
+		name = codec.StrContent(codec.Member(data, "type"))
+	}
+	switch string(name) {
+	case "response.output_item.done":
+		if item := codec.Member(data, "item"); codec.IsObject(item) {
+			c.out.B = appendItemList(c.out.B, 0, item)
+			r.outputs++
+		}
+	case "response.completed":
+		r.done, r.completed = true, true
+		c.noteCompleted(r, data)
+	case "response.failed", "response.incomplete":
+		r.done = true
+	case "error":
+		r.done = true
+		if codec.Member(data, "status") == nil {
+			data = c.wrapStreamError(data)
+		}
+	}
+	return c.write(data)
+}
+
+// noteCompleted takes the response id, and the output items when no
+// output_item.done carried them.
+func (c *conn) noteCompleted(r *relayState, data []byte) {
+	resp := codec.Member(data, "response")
+	r.idLen = copy(r.id[:], codec.StrContent(codec.Member(resp, "id")))
+	if r.outputs == 0 {
+		c.out.B = appendItems(c.out.B[:0], codec.Member(resp, "output"))
+	}
+}
+
+// keep stores the transcript of a completed response: this request's body
+// (its input items) and the response's output items.
+func (c *conn) keep(r *relayState) {
+	t := transcript{body: c.body, inStart: c.exp.inStart, inEnd: c.exp.inEnd, out: c.out}
+	t.idLen = copy(t.id[:], r.id[:r.idLen])
+	c.body, c.out = nil, nil
+	c.t.store.put(c, t)
+}
+
+// wrapStreamError rewrites a Responses stream error event
+// ({"type":"error","code":..,"message":..}, or one holding an error
+// object) into the wrapped shape, with the status its code implies.
+func (c *conn) wrapStreamError(data []byte) []byte {
+	obj := codec.Member(data, "error")
+	code := codec.Member(obj, "code")
+	if !codec.IsObject(obj) {
+		code = codec.Member(data, "code")
+		status := statusForCode(codec.StrContent(code))
+		obj = append([]byte(`{"type":`), errorTypeJSON(status)...)
+		obj = append(obj, `,"code":`...)
+		obj = appendOr(obj, code, "null")
+		obj = append(obj, `,"message":`...)
+		obj = appendOr(obj, codec.Member(data, "message"), `""`)
+		obj = append(obj, '}')
+	}
+	return appendWrappedError(nil, statusForCode(codec.StrContent(code)), obj, nil)
+}
+
+func errorTypeJSON(status int) string { return `"` + errorType(status) + `"` }
+
+func appendOr(dst, v []byte, def string) []byte {
+	if len(v) == 0 {
+		return append(dst, def...)
+	}
+	return append(dst, v...)
+}
+
+// relayWhole answers a 200 that is not a stream (an upstream that ignored
+// stream:true): the response object's output items and its completion.
+func (c *conn) relayWhole(resp *fasthttp.Response) {
+	body, err := c.readBody(resp)
+	if err != nil || !codec.Valid(body) {
+		c.sendError(502, "server_error", "bad_response", "the upstream answer is not a JSON response object")
+		return
+	}
+	c.out = pool.Get(len(body))
+	c.out.B = appendItems(c.out.B[:0], codec.Member(body, "output"))
+	items := codec.ArrayElems(codec.Member(body, "output"))
+	for item, ok := items.Next(); ok; item, ok = items.Next() {
+		c.msg = append(c.msg[:0], `{"type":"response.output_item.done","item":`...)
+		c.msg = append(append(c.msg, item...), '}')
+		if c.write(c.msg) != nil {
+			c.setGone()
+			return
+		}
+	}
+	c.msg = append(c.msg[:0], `{"type":"response.completed","response":`...)
+	c.msg = append(append(c.msg, body...), '}')
+	if c.write(c.msg) != nil {
+		c.setGone()
+		return
+	}
+	r := relayState{}
+	r.idLen = copy(r.id[:], codec.StrContent(codec.Member(body, "id")))
+	if r.idLen > 0 {
+		c.keep(&r)
+	}
+}
+
+// maxErrorBody bounds an error body read to build an error event.
+const maxErrorBody = 1 << 20
+
+// relayError turns an HTTP error answer into a wrapped error event with
+// its status: the OpenAI error object of the body when it has one, and
+// the retry-after header.
+func (c *conn) relayError(resp *fasthttp.Response) {
+	status := resp.StatusCode()
+	body, _ := c.readBody(resp)
+	obj := codec.Member(body, "error")
+	if !codec.IsObject(obj) || !codec.Valid(obj) {
+		c.msg = appendErrorObject(c.msg[:0], errorType(status), "", string(codec.AppendClipped(nil, body)))
+		obj = c.msg
+	}
+	ev := appendWrappedError(nil, status, obj, resp.Header.Peek("Retry-After"))
+	if c.write(ev) != nil {
+		c.setGone()
+	}
+}
+
+func errorType(status int) string {
+	switch {
+	case status == 401:
+		return "authentication_error"
+	case status == 429:
+		return "rate_limit_error"
+	case status < 500:
+		return "invalid_request_error"
+	}
+	return "server_error"
+}
+
+// readBody returns a non-streamed answer's body, reading (at most
+// maxErrorBody bytes of) a body stream into c.msg and closing it.
+func (c *conn) readBody(resp *fasthttp.Response) ([]byte, error) {
+	r := resp.BodyStream()
+	if r == nil {
+		return resp.Body(), nil
+	}
+	if cl, ok := r.(io.Closer); ok && !c.setStream(cl) {
+		_ = resp.CloseBodyStream()
+		return nil, io.ErrUnexpectedEOF
+	}
+	buf := c.msg[:0]
+	var err error
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		var n int
+		n, err = r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil || len(buf) > maxErrorBody {
+			break
+		}
+	}
+	c.setStream(nil)
+	_ = resp.CloseBodyStream()
+	c.msg = nil // the body is handed out; the next event builds anew
+	if err == io.EOF {
+		err = nil
+	}
+	return buf, err
+}
+
+// sendError sends a wrapped error event.
+func (c *conn) sendError(status int, typ, code, msg string) {
+	obj := appendErrorObject(nil, typ, code, msg)
+	c.msg = appendWrappedError(c.msg[:0], status, obj, nil)
+	if c.write(c.msg) != nil {
+		c.setGone()
+	}
+}

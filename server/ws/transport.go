@@ -1,0 +1,224 @@
+// Package ws serves the OpenAI Responses API over WebSocket, the transport
+// Codex CLI prefers: GET /v1/responses with Upgrade: websocket, then one
+// text frame {"type":"response.create",...} per request and one text frame
+// per Responses streaming event back.
+//
+// Each frame is served by the server's own HTTP handler as if it were a
+// POST /v1/responses carrying the upgrade request's headers (so client
+// auth, key policy, admission, every upstream dialect and its translation
+// apply unchanged), with the frame's input expanded from the connection's
+// transcript: a frame that chains on the previous response
+// (previous_response_id) sends only the new items, and the upstream gets
+// the whole conversation. The SSE events of that response are relayed one
+// frame per event, without copying them.
+//
+// The library is github.com/fasthttp/websocket: it upgrades a fasthttp
+// RequestCtx in place (no net/http bridge), and its server-side
+// WriteMessage writes a frame without allocating.
+package ws
+
+import (
+	"log"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+)
+
+// Options configure a Transport. The zero value of every field but Handler
+// works.
+type Options struct {
+	// Handler serves the HTTP request each frame becomes (POST on the
+	// upgrade's path). Required.
+	Handler fasthttp.RequestHandler
+	// MaxFrame is the largest client frame, and the largest request body a
+	// frame may expand into; a larger one closes the socket with 1009, on
+	// which Codex falls back to HTTP. It is also advertised on the
+	// upgrade as x-codex-websocket-max-message-bytes. Default 64 MiB.
+	MaxFrame int64
+	// StateBytes bounds the transcripts kept by all connections together
+	// (limits.ws_state_bytes). Default 64 MiB.
+	StateBytes int64
+	// Ping is the interval of server pings, which keep idle sockets open
+	// through proxies and find dead peers. Default 20s.
+	Ping time.Duration
+	// MaxConns caps open connections (limits.ws_connections); past it an
+	// upgrade is answered 426, on which Codex uses HTTP for the session.
+	// Default 1024.
+	MaxConns int
+	// Log, when set, gets one line per connection and per frame.
+	Log *log.Logger
+	// Now is the clock for created_at. Default time.Now.
+	Now func() time.Time
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxFrame   = 64 << 20
+	DefaultStateBytes = 64 << 20
+	DefaultPing       = 20 * time.Second
+	DefaultMaxConns   = 1024
+)
+
+// writeTimeout bounds one frame write to a client that stopped reading.
+const writeTimeout = 60 * time.Second
+
+// Transport serves WebSocket connections. Create it with New.
+type Transport struct {
+	o     Options
+	up    websocket.FastHTTPUpgrader
+	store store
+
+	mu      sync.Mutex
+	conns   map[*conn]struct{}
+	closing bool
+	wg      sync.WaitGroup
+	maxHdr  []byte // x-codex-websocket-max-message-bytes value
+	open    atomic.Int64
+}
+
+// New returns a Transport for o.
+func New(o Options) *Transport {
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = DefaultMaxFrame
+	}
+	if o.StateBytes <= 0 {
+		o.StateBytes = DefaultStateBytes
+	}
+	if o.Ping <= 0 {
+		o.Ping = DefaultPing
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	t := &Transport{o: o, conns: map[*conn]struct{}{}}
+	t.store.max = o.StateBytes
+	t.maxHdr = strconv.AppendInt(nil, o.MaxFrame, 10)
+	t.up = websocket.FastHTTPUpgrader{
+		ReadBufferSize:  4 << 10,
+		WriteBufferSize: 8 << 10,
+		// No subprotocol is selected (Codex offers none) and no
+		// compression: both work with Codex, and plain frames cost no
+		// CPU or allocation per event.
+		Error: upgradeError,
+	}
+	return t
+}
+
+// IsUpgrade reports whether ctx asks for a WebSocket (GET with Upgrade:
+// websocket and Connection: upgrade).
+func IsUpgrade(ctx *fasthttp.RequestCtx) bool {
+	if !ctx.IsGet() || len(ctx.Request.Header.Peek("Upgrade")) == 0 {
+		return false
+	}
+	return websocket.FastHTTPIsWebSocketUpgrade(ctx)
+}
+
+// Upgrade answers ctx, a WebSocket upgrade the caller has routed and
+// authenticated, with 101 and serves the connection until it closes. The
+// upgrade's headers (credentials included) are kept for the frames; ctx
+// is not used after Upgrade returns.
+func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx) {
+	t.mu.Lock()
+	closing := t.closing
+	t.mu.Unlock()
+	if closing {
+		upgradeError(ctx, fasthttp.StatusServiceUnavailable, errShuttingDown)
+		return
+	}
+	if t.open.Add(1) > int64(t.o.MaxConns) {
+		t.open.Add(-1)
+		upgradeError(ctx, fasthttp.StatusUpgradeRequired, errTooMany)
+		return
+	}
+	c := newConn(t, ctx)
+	ctx.Response.Header.SetBytesV("X-Codex-Websocket-Max-Message-Bytes", t.maxHdr)
+	if err := t.up.Upgrade(ctx, c.serve); err != nil {
+		t.open.Add(-1) // upgradeError answered
+	}
+}
+
+type upgradeErr string
+
+func (e upgradeErr) Error() string { return string(e) }
+
+const (
+	errShuttingDown = upgradeErr("the server is shutting down")
+	errTooMany      = upgradeErr("too many WebSocket connections (limits.ws_connections); use HTTP")
+)
+
+// upgradeError answers a refused upgrade with an OpenAI error body.
+func upgradeError(ctx *fasthttp.RequestCtx, status int, reason error) {
+	ctx.Response.ResetBody()
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	b := append([]byte(`{"error":`), appendErrorObject(nil, "invalid_request_error", "websocket_upgrade_failed", reason.Error())...)
+	ctx.SetBody(append(b, '}'))
+}
+
+func (t *Transport) add(c *conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing {
+		return false
+	}
+	t.conns[c] = struct{}{}
+	t.wg.Add(1)
+	return true
+}
+
+func (t *Transport) remove(c *conn) {
+	t.open.Add(-1)
+	t.mu.Lock()
+	delete(t.conns, c)
+	t.mu.Unlock()
+	t.wg.Done()
+}
+
+// Shutdown refuses new upgrades and closes every connection with 1001 as
+// soon as its response in flight (if any) has completed: Codex then opens
+// a new socket for its next request. It waits until all connections have
+// ended or done is closed.
+func (t *Transport) Shutdown(done <-chan struct{}) {
+	t.mu.Lock()
+	t.closing = true
+	for c := range t.conns {
+		c.shutdown()
+	}
+	t.mu.Unlock()
+	ended := make(chan struct{})
+	go func() { t.wg.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-done:
+		t.mu.Lock()
+		for c := range t.conns {
+			c.setGone()
+		}
+		t.mu.Unlock()
+	}
+}
+
+// StateBytes returns the bytes the stored transcripts hold.
+func (t *Transport) StateBytes() int64 { return t.store.Used() }
+
+// Conns returns the number of open connections.
+func (t *Transport) Conns() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.conns)
+}
+
+// logf writes a log line when logging is on. Values from the client are
+// quoted by the caller.
+func (t *Transport) logf(format string, args ...any) {
+	if t.o.Log != nil {
+		t.o.Log.Printf(format, args...)
+	}
+}
