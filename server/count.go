@@ -25,14 +25,13 @@ const (
 // countTokens answers POST /v1/messages/count_tokens, POST
 // /v1/responses/input_tokens and Gemini :countTokens with a local count
 // over the request in neutral form. For Claude and Gemini models the count
-// is an o200k estimate.
-func (s *Server) countTokens(x *exchange) {
+// is an o200k estimate. It reports whether x was handed off.
+func (s *Server) countTokens(x *exchange) bool {
 	ctx, d := x.ctx, x.rt.dialect
 	body := x.body
 	if !codec.ValidShape(body) {
 		s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
-		x.release()
-		return
+		return false
 	}
 	if d == codec.DialectGemini {
 		x.model = x.geminiModel
@@ -41,8 +40,7 @@ func (s *Server) countTokens(x *exchange) {
 	}
 	if !x.key.allows(pool.B2S(x.model)) {
 		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
-		x.release()
-		return
+		return false
 	}
 	if t, ok := s.reg.Resolve(pool.B2S(x.model), d); ok && countsUpstream(t, d) {
 		x.target, x.upModel = t, x.model
@@ -50,11 +48,10 @@ func (s *Server) countTokens(x *exchange) {
 			x.upModel = pool.S2B(t.Model)
 		}
 		x.counting = true
-		s.forwardSame(x)
-		return
+		return s.forwardSame(x)
 	}
 	s.countLocally(x, body)
-	x.release()
+	return false
 }
 
 // countsUpstream reports whether a count request goes to the provider:

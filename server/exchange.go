@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/valyala/fasthttp"
@@ -57,12 +58,20 @@ type exchange struct {
 	splice     modelSplice
 	pass       passBody
 
-	// Stream writers, bound once per pooled exchange so that handing one
-	// to fasthttp does not allocate a method value per request.
-	relaySameFn       func(streamWriter)
-	relayTranslatedFn func(streamWriter)
-	relayMockFn       func(streamWriter)
-	keepaliveFn       func(streamWriter)
+	// What the access log needs, copied out of the RequestCtx before the
+	// handler returns (fasthttp recycles the ctx while a stream may still
+	// run): the quoted method and path, the status sent, and how the
+	// response ended.
+	logReq []byte
+	status int
+	result result
+	upErr  error // why the upstream body was not read to its end, or nil
+
+	// stream is what writeStream runs once x is handed to fasthttp as a
+	// body stream writer.
+	streamKind    streamKind
+	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
+	released      bool               // guards against a second release
 
 	anthropicTail anthropic.Tail
 	chatTail      openai.ChatTail
@@ -78,23 +87,31 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 		x = newExchange()
 	}
 	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
+	x.released = false
+	if s.cfg.Log.Access {
+		x.logReq = appendRequestLine(x.logReq[:0], ctx)
+	}
 	return x
 }
 
 func newExchange() *exchange {
 	x := &exchange{done: make(chan error, 1)}
 	x.pass.x = x
-	x.relaySameFn = x.relaySame
-	x.relayTranslatedFn = x.relayTranslated
-	x.relayMockFn = x.relayMock
-	x.keepaliveFn = x.keepaliveWriter
+	x.writeStreamFn = x.writeStream
 	return x
 }
 
-// release ends the request's admission and returns x to the pool. It must
-// be called exactly once, after the last use of x and of ctx's request
-// body (x.req holds views into it).
+// release closes the upstream body, ends the request's admission, writes
+// the access log and returns x to the pool. Exactly one owner calls it,
+// once: the handler, unless it handed x to a body stream (see handOff),
+// whose end then releases it. It runs after the last use of x and of the
+// request body (x.req holds views into it).
 func (x *exchange) release() {
+	if x.released {
+		panic("BUG: exchange released twice")
+	}
+	x.released = true
+	x.closeUpstream(x.upErr)
 	x.s.leave(x.size)
 	if x.s.cfg.Log.Access {
 		x.logAccess()
@@ -121,6 +138,8 @@ func (x *exchange) release() {
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.geminiModel, x.upModel = nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
+	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
+	x.logReq = trimScratch(x.logReq)
 	x.tok = nil
 	x.splice = modelSplice{}
 	exchangePool.Put(x)
@@ -164,7 +183,9 @@ func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
 
 // logAccess writes one access-log line. It names the key and provider,
-// never a secret.
+// never a secret; every value a client chose (method, path, model) is
+// quoted, so none can forge a line. It reads nothing from the RequestCtx,
+// which may already be recycled.
 func (x *exchange) logAccess() {
 	key, prov := "-", "-"
 	if x.key != nil {
@@ -177,8 +198,15 @@ func (x *exchange) logAccess() {
 	if x.ts != nil {
 		u = x.ts.Usage()
 	}
-	x.s.log.Printf("%s %s key=%s model=%q provider=%s status=%d stream=%v body=%d in=%d out=%d estimated=%v",
-		x.ctx.Method(), x.ctx.Path(), key, x.model, prov, x.ctx.Response.StatusCode(), x.stream, x.size, u.Input, u.Output, u.Estimated)
+	x.s.log.Printf("%s key=%q model=%q provider=%q status=%d result=%s stream=%v body=%d in=%d out=%d estimated=%v",
+		x.logReq, key, x.model, prov, x.status, x.result, x.stream, x.size, u.Input, u.Output, u.Estimated)
+}
+
+// appendRequestLine appends the request's method and path, each quoted.
+func appendRequestLine(dst []byte, ctx *fasthttp.RequestCtx) []byte {
+	dst = strconv.AppendQuote(dst, pool.B2S(ctx.Method()))
+	dst = append(dst, ' ')
+	return strconv.AppendQuote(dst, pool.B2S(ctx.Path()))
 }
 
 var _ translate.Estimator = (*exchange)(nil)

@@ -7,22 +7,20 @@ import (
 	"slipstream/pool"
 )
 
-// generate serves a generation request. It owns x and releases it once the
-// response is fully written.
-func (s *Server) generate(x *exchange) {
+// generate serves a generation request. It reports whether it handed x
+// to a body stream (see handOffStream).
+func (s *Server) generate(x *exchange) bool {
 	if !x.prepare() {
-		x.release()
-		return
+		return false
 	}
 	p := x.target.Provider
 	switch {
 	case p.IsMock():
-		s.serveMock(x)
+		return s.serveMock(x)
 	case p.Dialect == x.rt.dialect:
-		s.forwardSame(x)
-	default:
-		s.forwardTranslated(x)
+		return s.forwardSame(x)
 	}
+	return s.forwardTranslated(x)
 }
 
 // prepare validates the body, finds the model and its target, and checks

@@ -50,6 +50,27 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	x := acquireExchange(s, ctx, rt, key, size)
 	x.geminiModel, x.stream = geminiModel, geminiStream
+	if !s.serve(x) {
+		x.status = ctx.Response.StatusCode()
+		x.releaseOnce()
+	}
+}
+
+// serve runs the route's operation on x. It reports whether x was handed
+// to a body stream, which then owns and releases it; otherwise the caller
+// releases x.
+func (s *Server) serve(x *exchange) (handedOff bool) {
+	ctx, d := x.ctx, x.rt.dialect
+	defer func() {
+		// A hand-off is each path's last step, so a panic comes before it:
+		// x is still the handler's.
+		if p := recover(); p != nil {
+			x.recovered("handler", p)
+			ctx.Response.Header.Del("Content-Encoding")
+			s.writeError(ctx, d, fasthttp.StatusInternalServerError, "internal error in slipstream")
+			handedOff = false
+		}
+	}()
 	if err := x.readBody(); err != nil {
 		status, msg := fasthttp.StatusBadRequest, "cannot read the request body"
 		if err == errBodyTooLarge {
@@ -57,16 +78,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		ctx.SetConnectionClose() // the rest of the body is not read
 		s.writeError(ctx, d, status, msg)
-		x.release()
-		return
+		return false
 	}
-	// The operation owns x from here: it releases x once the response,
-	// stream included, is fully written.
-	if rt.op == opCountTokens {
-		s.countTokens(x)
-		return
+	if x.rt.op == opCountTokens {
+		return s.countTokens(x)
 	}
-	s.generate(x)
+	return s.generate(x)
 }
 
 // handleReady answers 200 once the configuration is loaded and the

@@ -9,7 +9,6 @@ import (
 	"slipstream/codec"
 	"slipstream/codec/sse"
 	"slipstream/codec/translate"
-	"slipstream/pool"
 )
 
 // streamWriter is what fasthttp hands a body stream writer.
@@ -20,38 +19,52 @@ type streamWriter = *bufio.Writer
 // common case) the response is handled as usual, with its real status.
 // Otherwise slipstream commits to a 200 SSE response and sends ": ping"
 // comments every interval until the upstream answers; from then on an
-// upstream failure can only be reported in-band.
-func (s *Server) callWithKeepalive(x *exchange, translated bool) {
+// upstream failure can only be reported in-band. It reports whether x was
+// handed off.
+func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 	x.translated = translated
 	go x.callAsync()
 	timer := time.NewTimer(s.keepalive())
 	select {
 	case err := <-x.done:
 		timer.Stop()
-		x.afterCall(err)
-		return
+		return x.afterCall(err)
 	case <-timer.C:
 	}
 	setSSEHeaders(x.ctx)
-	x.ctx.SetBodyStreamWriter(x.keepaliveFn)
+	x.handOffStream(streamKeepalive)
+	return true
 }
 
-func (x *exchange) callAsync() { x.done <- x.call() }
+// callAsync runs the upstream call in its own goroutine and reports its
+// result on x.done. A panic in the call ends this request only.
+func (x *exchange) callAsync() {
+	defer func() {
+		if p := recover(); p != nil {
+			x.recovered("upstream call", p)
+			x.done <- errPanic
+		}
+	}()
+	x.done <- x.call()
+}
 
 // afterCall answers from a finished upstream call, before any byte was sent
-// to the client.
-func (x *exchange) afterCall(err error) {
+// to the client. It reports whether x was handed off.
+func (x *exchange) afterCall(err error) bool {
 	if err != nil {
 		status, msg := x.callError(err)
+		if status == fasthttp.StatusGatewayTimeout {
+			x.result = resultUpstreamTimeout
+		} else {
+			x.result = resultUpstreamFailed
+		}
 		x.s.writeError(x.ctx, x.rt.dialect, status, msg)
-		x.release()
-		return
+		return false
 	}
 	if x.translated {
-		x.respondTranslated()
-		return
+		return x.respondTranslated()
 	}
-	x.respondSame()
+	return x.respondSame()
 }
 
 // keepaliveWriter pings the client until the upstream answers, then relays.
@@ -64,15 +77,15 @@ func (x *exchange) keepaliveWriter(w streamWriter) {
 			x.relayAfterPings(w, err)
 			return
 		case <-tick.C:
-			if _, err := w.WriteString(sse.Ping); err == nil {
-				err = w.Flush()
-			}
-			// A failed write means the client left; the upstream call
-			// still has to finish (first_byte bounds it) before the
-			// connection can be closed and x released.
+			// A failed ping means the client left; the upstream call
+			// still has to finish (first_byte bounds it) before x can
+			// be released.
+			x.flushOut(w, pingBytes)
 		}
 	}
 }
+
+var pingBytes = []byte(sse.Ping)
 
 // relayAfterPings continues a stream whose 200 already went out.
 func (x *exchange) relayAfterPings(w streamWriter, err error) {
@@ -86,6 +99,7 @@ func (x *exchange) relayAfterPings(w streamWriter, err error) {
 	}
 	var e codec.Error
 	var body []byte
+	x.result = resultUpstreamFailed
 	if err != nil {
 		status, msg := x.callError(err)
 		e = codec.Error{Status: status, Kind: codec.KindForStatus(status), Message: []byte(msg)}
@@ -94,19 +108,4 @@ func (x *exchange) relayAfterPings(w streamWriter, err error) {
 		e = translate.DecodeError(x.target.Provider.Dialect, body, x.upResp.StatusCode())
 	}
 	x.writeInBandError(w, &e)
-	x.closeUpstream(nil)
-	x.release()
-}
-
-// writeInBandError ends a committed stream with e in the client's dialect.
-func (x *exchange) writeInBandError(w streamWriter, e *codec.Error) {
-	buf := pool.Get(len(e.Message) + 256)
-	if x.translated && x.ts != nil {
-		buf.B = x.ts.AppendError(buf.B[:0], e)
-	} else {
-		buf.B = x.tail().AppendError(buf.B[:0], e)
-	}
-	_, _ = w.Write(buf.B)
-	_ = w.Flush()
-	pool.Put(buf)
 }

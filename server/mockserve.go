@@ -11,39 +11,37 @@ import (
 )
 
 // serveMock answers from the built-in mock provider in the client's
-// dialect, through the same encoders translated responses use.
-func (s *Server) serveMock(x *exchange) {
+// dialect, through the same encoders translated responses use. It reports
+// whether x was handed off.
+func (s *Server) serveMock(x *exchange) bool {
 	d := x.rt.dialect
 	if !translate.Supported(d) {
 		s.writeError(x.ctx, d, fasthttp.StatusNotImplemented, "the mock provider cannot answer "+d.String()+" yet")
-		x.release()
-		return
+		return false
 	}
 	// The mock writes the client's tool names back: the body must be
 	// valid JSON down to its strings.
 	if !codec.Valid(x.body) {
 		s.writeError(x.ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
-		x.release()
-		return
+		return false
 	}
 	if !x.decodeClient() {
-		x.release()
-		return
+		return false
 	}
 	m := s.mocks[x.target.Provider]
 	m.Build(&x.answer, &x.req, x.InputTokens())
 	x.ts = translate.AcquireStream(d, d, &x.req, x.stream)
 	if x.stream {
 		setSSEHeaders(x.ctx)
-		x.ctx.SetBodyStreamWriter(x.relayMockFn)
-		return
+		x.handOffStream(streamMock)
+		return true
 	}
 	out := pool.Get(4096)
 	out.B = x.ts.AppendEvents(out.B[:0], x.answer.Events)
 	x.ctx.SetContentType("application/json")
 	x.ctx.Response.SetBody(out.B)
 	pool.Put(out)
-	x.release()
+	return false
 }
 
 // relayMock streams the mock's answer one event at a time, pausing
@@ -63,9 +61,8 @@ func (x *exchange) relayMock(w streamWriter) {
 		if len(x.out) == 0 {
 			continue
 		}
-		if !x.flush(w) {
+		if !x.flushOut(w, x.out) {
 			return
 		}
 	}
-	x.release()
 }

@@ -14,8 +14,8 @@ import (
 // forwardSame relays a request to a provider of the client's own dialect:
 // the body goes up byte for byte (the model value spliced when an alias
 // renames it, without copying the body), and the response comes back byte
-// for byte, streamed as it arrives.
-func (s *Server) forwardSame(x *exchange) {
+// for byte, streamed as it arrives. It reports whether x was handed off.
+func (s *Server) forwardSame(x *exchange) bool {
 	x.buildUpstream(true)
 	body := x.body
 	if x.target.Aliased && x.rt.dialect != codec.DialectGemini {
@@ -25,31 +25,26 @@ func (s *Server) forwardSame(x *exchange) {
 		x.upReq.SetBodyRaw(body)
 	}
 	if x.stream && s.keepalive() > 0 {
-		s.callWithKeepalive(x, false)
-		return
+		return s.callWithKeepalive(x, false)
 	}
-	if err := x.call(); err != nil {
-		status, msg := x.callError(err)
-		s.writeError(x.ctx, x.rt.dialect, status, msg)
-		x.release()
-		return
-	}
-	x.respondSame()
+	return x.afterCall(x.call())
 }
 
 // respondSame answers the client from the upstream response headers:
 // SSE is pumped event by event; anything else (a JSON body, an error
-// with its status) is passed through as a stream of bytes.
-func (x *exchange) respondSame() {
+// with its status) is passed through as a stream of bytes. x is handed
+// off either way.
+func (x *exchange) respondSame() bool {
 	ctx := x.ctx
 	ctx.SetStatusCode(x.upResp.StatusCode())
 	upstream.CopyResponseHeaders(&ctx.Response.Header, &x.upResp.Header)
 	if x.upResp.StatusCode() == fasthttp.StatusOK && x.isEventStream() {
 		setSSEHeaders(ctx)
-		ctx.SetBodyStreamWriter(x.relaySameFn)
-		return
+		x.handOffStream(streamSame)
+		return true
 	}
-	ctx.Response.SetBodyStream(&x.pass, x.upResp.Header.ContentLength())
+	x.handOffBody(x.upResp.Header.ContentLength())
+	return true
 }
 
 // relaySame is the stream writer of the same-dialect path: every upstream
@@ -68,25 +63,19 @@ func (x *exchange) relaySame(w streamWriter) {
 			break
 		}
 		t.Observe(ev.Name, ev.Data)
-		if _, err := w.Write(ev.Raw); err != nil {
-			x.closeUpstream(err)
-			x.release()
+		if !x.flushOut(w, ev.Raw) {
 			return
 		}
-		if err := w.Flush(); err != nil {
-			x.closeUpstream(err)
-			x.release()
-			return
-		}
+	}
+	if readErr != nil {
+		x.upErr = readErr
 	}
 	if !t.Done() {
+		x.result = resultUpstreamFailed
 		e := x.streamFailure(readErr)
 		x.out = t.AppendError(x.out[:0], &e)
-		_, _ = w.Write(x.out)
-		_ = w.Flush()
+		x.flushOut(w, x.out)
 	}
-	x.closeUpstream(readErr)
-	x.release()
 }
 
 // streamFailure describes an upstream stream that stopped before its
@@ -118,21 +107,31 @@ func setSSEHeaders(ctx *fasthttp.RequestCtx) {
 
 // passBody relays a non-SSE upstream body to the client through fasthttp's
 // body stream; fasthttp closes it after the last byte, or when the client
-// is gone, which releases the exchange.
+// is gone, which releases the exchange: passBody owns x once handed off.
 type passBody struct{ x *exchange }
 
-func (p *passBody) Read(b []byte) (int, error) {
-	r := p.x.upResp.BodyStream()
+func (p *passBody) Read(b []byte) (n int, err error) {
+	x := p.x
+	defer func() {
+		if r := recover(); r != nil {
+			x.recovered("body relay", r)
+			n, err = 0, errPanic
+		}
+	}()
+	r := x.upResp.BodyStream()
 	if r == nil {
 		return 0, io.EOF
 	}
-	return r.Read(b)
+	n, err = r.Read(b)
+	if err != nil && err != io.EOF {
+		x.upErr = err
+		x.result = resultUpstreamFailed
+	}
+	return n, err
 }
 
 func (p *passBody) Close() error {
-	x := p.x
-	x.closeUpstream(nil)
-	x.release()
+	p.x.releaseOnce()
 	return nil
 }
 

@@ -42,6 +42,7 @@ type Server struct {
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
 	served        atomic.Int64 // requests admitted since start
+	panics        atomic.Int64 // panics recovered (each a bug)
 }
 
 // Options are the parts of a Server that are not configuration.

@@ -36,17 +36,16 @@ func (x *exchange) decodeClient() bool {
 
 // forwardTranslated serves a request through a provider of another
 // dialect: the request is rewritten in one pass into one pooled buffer,
-// and the response translated event by event.
-func (s *Server) forwardTranslated(x *exchange) {
+// and the response translated event by event. It reports whether x was
+// handed off.
+func (s *Server) forwardTranslated(x *exchange) bool {
 	d, up := x.rt.dialect, x.target.Provider.Dialect
 	if !translate.Supported(d) || !translate.Supported(up) {
 		s.writeError(x.ctx, d, fasthttp.StatusNotImplemented, "translation from "+d.String()+" to "+up.String()+" is not available")
-		x.release()
-		return
+		return false
 	}
 	if !x.decodeClient() {
-		x.release()
-		return
+		return false
 	}
 	body := x.body
 	x.upBody = pool.Get(translate.RequestSizeHint(len(body)))
@@ -54,25 +53,23 @@ func (s *Server) forwardTranslated(x *exchange) {
 	x.upBody.B, err = translate.AppendRequest(up, x.upBody.B[:0], &x.req, x.upModel)
 	if err != nil {
 		s.writeError(x.ctx, d, fasthttp.StatusBadRequest, err.Error())
-		x.release()
-		return
+		return false
 	}
 	x.buildUpstream(false)
 	x.upReq.SetBodyRaw(x.upBody.B)
 	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
 	x.ts.SetEstimate(x)
 	if x.stream && s.keepalive() > 0 {
-		s.callWithKeepalive(x, true)
-		return
+		return s.callWithKeepalive(x, true)
 	}
 	x.translated = true
-	x.afterCall(x.call())
+	return x.afterCall(x.call())
 }
 
 // respondTranslated answers from the upstream response headers: errors are
 // rewritten into the client's error shape with the upstream's status,
 // streams are pumped, and a whole body is translated at once.
-func (x *exchange) respondTranslated() {
+func (x *exchange) respondTranslated() bool {
 	ctx := x.ctx
 	status := x.upResp.StatusCode()
 	if status != fasthttp.StatusOK {
@@ -80,15 +77,15 @@ func (x *exchange) respondTranslated() {
 		e := translate.DecodeError(x.target.Provider.Dialect, body, status)
 		copyRetryAfter(ctx, &x.upResp)
 		x.s.writeErrorValue(ctx, x.rt.dialect, &e)
-		x.release()
-		return
+		return false
 	}
 	if x.stream && x.isEventStream() {
 		setSSEHeaders(ctx)
-		ctx.SetBodyStreamWriter(x.relayTranslatedFn)
-		return
+		x.handOffStream(streamTranslated)
+		return true
 	}
 	x.respondTranslatedBody()
+	return false
 }
 
 // respondTranslatedBody translates a whole non-streamed upstream body.
@@ -96,20 +93,20 @@ func (x *exchange) respondTranslatedBody() {
 	ctx := x.ctx
 	body, err := x.readUpstreamBody(maxUpstreamBody)
 	if err != nil {
+		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "cannot read the upstream response")
-		x.release()
 		return
 	}
 	out := pool.Get(len(body) + 1024)
 	out.B, err = x.ts.AppendBody(out.B[:0], body)
 	if err != nil {
+		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "the upstream response is malformed: "+err.Error())
 	} else {
 		ctx.SetContentType("application/json")
 		ctx.Response.SetBody(out.B)
 	}
 	pool.Put(out)
-	x.release()
 }
 
 // relayTranslated is the stream writer of the translated path.
@@ -136,39 +133,26 @@ func (x *exchange) relayTranslated(w streamWriter) {
 		if len(x.out) == 0 {
 			continue
 		}
-		if !x.flush(w) {
+		if !x.flushOut(w, x.out) {
 			return
 		}
 	}
+	if readErr != nil {
+		x.upErr = readErr
+	}
 	if !x.ts.Done() {
 		if readErr != nil {
+			x.result = resultUpstreamFailed
 			e := x.streamFailure(readErr)
 			x.out = x.ts.AppendError(x.out[:0], &e)
 		} else {
 			x.out = x.ts.AppendEnd(x.out[:0])
 		}
-		x.flush(w)
+		x.flushOut(w, x.out)
 	}
-	x.closeUpstream(readErr)
-	x.release()
 }
 
 var msgMalformed = []byte("the upstream sent a malformed event")
-
-// flush writes x.out to the client. When the client is gone it closes the
-// upstream connection, releases x and returns false.
-func (x *exchange) flush(w streamWriter) bool {
-	_, err := w.Write(x.out)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		x.closeUpstream(err)
-		x.release()
-		return false
-	}
-	return true
-}
 
 // copyRetryAfter carries the upstream's Retry-After to the client.
 func copyRetryAfter(ctx *fasthttp.RequestCtx, resp *fasthttp.Response) {

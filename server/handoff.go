@@ -1,0 +1,187 @@
+package server
+
+import (
+	"errors"
+	"runtime/debug"
+	"sync/atomic"
+
+	"slipstream/codec"
+	"slipstream/pool"
+
+	"github.com/valyala/fasthttp"
+)
+
+// An exchange has one owner at a time. The handler owns it first and
+// releases it when it returns, unless it handed it to fasthttp as a body
+// stream: then the stream's end releases it (writeStream's defer, or
+// passBody.Close), exactly once. Nothing else calls release.
+
+// streamKind is what writeStream runs.
+type streamKind uint8
+
+const (
+	streamNone       streamKind = iota
+	streamSame                  // relaySame
+	streamTranslated            // relayTranslated
+	streamMock                  // relayMock
+	streamKeepalive             // keepaliveWriter
+)
+
+// result is how a response ended, for the access log.
+type result uint8
+
+const (
+	resultOK              result = iota
+	resultClientGone             // the client left (write error, or seen hanging up)
+	resultUpstreamFailed         // the upstream stream or body ended early or failed
+	resultWriteTimeout           // the client stopped reading for timeouts.write
+	resultPanic                  // a bug; recovered
+	resultUpstreamTimeout        // the upstream did not answer in time
+)
+
+func (r result) String() string {
+	switch r {
+	case resultClientGone:
+		return "client_gone"
+	case resultUpstreamFailed:
+		return "upstream_failed"
+	case resultWriteTimeout:
+		return "write_timeout"
+	case resultPanic:
+		return "panic"
+	case resultUpstreamTimeout:
+		return "upstream_timeout"
+	}
+	return "ok"
+}
+
+// errClientGone ends an upstream body the client no longer waits for.
+var errClientGone = errors.New("the client went away")
+
+// errPanic ends an upstream body whose relay panicked.
+var errPanic = errors.New("BUG: the relay panicked")
+
+// handOffStream hands x to fasthttp as the body stream writer that runs
+// kind: from here on the stream owns x and the handler must not touch x or
+// release it. The status already set on ctx is what the log records.
+func (x *exchange) handOffStream(kind streamKind) {
+	ctx := x.ctx
+	x.status = ctx.Response.StatusCode()
+	x.streamKind = kind
+	x.ctx = nil // the stream runs after the handler returned: no ctx there
+	ctx.SetBodyStreamWriter(x.writeStreamFn)
+}
+
+// handOffBody hands x to fasthttp as the response body stream (x.pass),
+// whose Close releases x; size is the upstream's Content-Length or -1.
+func (x *exchange) handOffBody(size int) {
+	ctx := x.ctx
+	x.status = ctx.Response.StatusCode()
+	x.ctx = nil
+	ctx.Response.SetBodyStream(&x.pass, size)
+}
+
+// writeStream is the one body stream writer slipstream hands fasthttp. It
+// owns x: it releases x when the stream ends, however it ends, and a panic
+// in the relay ends only this stream, with the dialect's error event.
+func (x *exchange) writeStream(w streamWriter) {
+	defer x.endStream(w)
+	switch x.streamKind {
+	case streamSame:
+		x.relaySame(w)
+	case streamTranslated:
+		x.relayTranslated(w)
+	case streamMock:
+		x.relayMock(w)
+	case streamKeepalive:
+		x.keepaliveWriter(w)
+	}
+}
+
+func (x *exchange) endStream(w streamWriter) {
+	if p := recover(); p != nil {
+		x.recovered("stream writer", p)
+		x.writePanicEvent(w)
+	}
+	x.releaseOnce()
+}
+
+// releaseOnce is release for the goroutines that own x at the end of a
+// body stream: a broken invariant there (a second release) is counted in
+// doubleReleases and logged, not allowed to end the process.
+func (x *exchange) releaseOnce() {
+	s := x.s
+	defer func() {
+		if p := recover(); p != nil {
+			doubleReleases.Add(1)
+			if s != nil {
+				s.log.Printf("BUG: panic while releasing an exchange: %v\n%s", p, debug.Stack())
+			}
+		}
+	}()
+	x.release()
+}
+
+// doubleReleases counts exchanges released twice (each a bug). Tests
+// assert it stays zero.
+var doubleReleases atomic.Int64
+
+// recovered logs a panic in a goroutine that serves one request and marks
+// the exchange failed. The log names where it happened and the stack; no
+// request content reaches it.
+func (x *exchange) recovered(where string, p any) {
+	x.s.panics.Add(1)
+	x.result = resultPanic
+	if x.upErr == nil {
+		x.upErr = errPanic
+	}
+	x.s.log.Printf("BUG: panic in %s recovered: %v\n%s", where, p, debug.Stack())
+}
+
+// writePanicEvent ends a stream whose relay panicked with the dialect's
+// in-band error. Its own panic (the state may be broken) is swallowed: the
+// stream then just ends.
+func (x *exchange) writePanicEvent(w streamWriter) {
+	defer func() { _ = recover() }()
+	e := codec.Error{Status: fasthttp.StatusInternalServerError, Kind: codec.ErrAPI, Message: msgInternal}
+	x.writeInBandError(w, &e)
+}
+
+var msgInternal = []byte("internal error in slipstream; the stream was ended")
+
+// clientGone records that the client left while x was writing to it.
+func (x *exchange) clientGone() {
+	if x.result == resultOK {
+		x.result = resultClientGone
+	}
+	if x.upErr == nil {
+		x.upErr = errClientGone
+	}
+}
+
+// flushOut writes b to the client as one event and flushes it. It is the
+// one step every relay takes per client event. On failure the client is
+// gone: x records it and the caller stops relaying.
+func (x *exchange) flushOut(w streamWriter, b []byte) bool {
+	_, err := w.Write(b)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		x.clientGone()
+		return false
+	}
+	return true
+}
+
+// writeInBandError ends a committed stream with e in the client's dialect.
+func (x *exchange) writeInBandError(w streamWriter, e *codec.Error) {
+	buf := pool.Get(len(e.Message) + 256)
+	if x.translated && x.ts != nil {
+		buf.B = x.ts.AppendError(buf.B[:0], e)
+	} else {
+		buf.B = x.tail().AppendError(buf.B[:0], e)
+	}
+	x.flushOut(w, buf.B)
+	pool.Put(buf)
+}
