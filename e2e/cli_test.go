@@ -87,7 +87,7 @@ func nativeBin(t *testing.T, pkg, bin string, platformPkg, platformBin string) s
 	if st, err := os.Stat(alt); err == nil && st.Mode()&0o111 != 0 {
 		return alt
 	}
-	t.Skipf("%s: neither %s (postinstall did not place the native binary) nor %s exists for %s/%s; rerun `npm ci --prefix e2e` with install scripts allowed",
+	skipE2E(t, "%s: neither %s (postinstall did not place the native binary) nor %s exists for %s/%s; rerun `npm ci --prefix e2e` with install scripts allowed",
 		pkg, p, alt, runtime.GOOS, runtime.GOARCH)
 	return ""
 }

@@ -19,7 +19,7 @@ func codexCmd(t *testing.T) (node, script string) {
 	script = filepath.Join(e2eDir(), "node_modules", "@openai", "codex", "bin", "codex.js")
 	plat := filepath.Join(e2eDir(), "node_modules", "@openai", "codex-"+nodePlatform()+"-"+goArchNode())
 	if _, err := os.Stat(filepath.Join(plat, "package.json")); err != nil {
-		t.Skipf("@openai/codex: the platform package %s is missing (optional dependencies omitted?); rerun `npm ci --prefix e2e`", plat)
+		skipE2E(t, "@openai/codex: the platform package %s is missing (optional dependencies omitted?); rerun `npm ci --prefix e2e`", plat)
 	}
 	return node, script
 }

@@ -11,6 +11,21 @@ import (
 	"time"
 )
 
+// requireE2E is set by CI (.ci/run): there, a real-client test that would
+// skip for want of node, an npm package or a binary fails instead, so a
+// broken install cannot pass as green.
+const requireE2E = "SLIPSTREAM_REQUIRE_E2E"
+
+// skipE2E skips the test with the reason, or fails it when
+// SLIPSTREAM_REQUIRE_E2E=1.
+func skipE2E(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(requireE2E) == "1" {
+		t.Fatalf(requireE2E+"=1 and this real-client test cannot run: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
 // needNode skips the test unless node is on PATH and e2e/node_modules
 // holds pkg (a package directory name such as "openai" or
 // "@openai/codex").
@@ -18,10 +33,10 @@ func needNode(t *testing.T, pkg string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node not found on PATH; install Node.js 20+ and run `npm ci --prefix e2e` (or e2e/install.sh) to run the real-client tests")
+		skipE2E(t, "node not found on PATH; install Node.js 20+ and run `npm ci --prefix e2e` (or e2e/install.sh) to run the real-client tests")
 	}
 	if _, err := os.Stat(filepath.Join(e2eDir(), "node_modules", pkg, "package.json")); err != nil {
-		t.Skipf("e2e/node_modules/%s is missing; run `npm ci --prefix e2e` (or e2e/install.sh) to run the real-client tests", pkg)
+		skipE2E(t, "e2e/node_modules/%s is missing; run `npm ci --prefix e2e` (or e2e/install.sh) to run the real-client tests", pkg)
 	}
 	return node
 }
