@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -140,7 +141,11 @@ func tryStart(t *testing.T, bin, cfg, addr string) (*proxy, error) {
 			<-exited
 		}
 	}
-	p := &proxy{URL: "http://" + addr, Addr: addr, log: log}
+	scheme := "http"
+	if strings.Contains(cfg, "\ntls:") { // tlsConfig: served over HTTPS
+		scheme = "https"
+	}
+	p := &proxy{URL: scheme + "://" + addr, Addr: addr, log: log}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		select {
@@ -167,7 +172,9 @@ func tryStart(t *testing.T, bin, cfg, addr string) (*proxy, error) {
 }
 
 func readyz(base string) bool {
-	c := http.Client{Timeout: time.Second}
+	// Readiness only: the certificate of an HTTPS slipstream is what the
+	// clients under test verify, not this probe.
+	c := http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	resp, err := c.Get(base + "/readyz")
 	if err != nil {
 		return false
