@@ -53,7 +53,7 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
 		return
 	}
-	c.serveHTTP(f.prevID != nil)
+	c.serveHTTP(f.prevID != nil, len(b))
 }
 
 // prewarm answers generate:false locally: a created and a completed event
@@ -86,7 +86,7 @@ func (c *conn) prewarm(f *frame) {
 
 // serveHTTP runs the expanded body through the server's handler as a POST
 // and relays its answer.
-func (c *conn) serveHTTP(chained bool) {
+func (c *conn) serveHTTP(chained bool, frameSize int) {
 	rc := &c.rctx
 	rc.Request.Reset()
 	rc.Response.Reset()
@@ -114,7 +114,7 @@ func (c *conn) serveHTTP(chained bool) {
 	default:
 		c.relayError(resp)
 	}
-	c.t.logf("WS %s frame=%d chained=%v body=%d status=%d", pathOf(&c.hdr), c.frames, chained, size, status)
+	c.t.logf("WS %s frame=%d chained=%v frame_bytes=%d body=%d status=%d", pathOf(&c.hdr), c.frames, chained, frameSize, size, status)
 	rc.Request.Reset()
 	rc.Response.Reset()
 	c.releaseBody()
