@@ -56,3 +56,25 @@ func TestEncoderAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayStreamAllocations: reframing events into the JSON-array form
+// allocates nothing once its buffers are warm, whole or split events.
+func TestArrayStreamAllocations(t *testing.T) {
+	stream := readTestdata(t, "encoded_stream_text.sse")
+	var a ArrayStream
+	out := make([]byte, 0, 4096)
+	for _, n := range []int{len(stream), 5} {
+		run := func() {
+			a.Reset()
+			out = out[:0]
+			for s := stream; len(s) > 0; s = s[min(n, len(s)):] {
+				out = a.AppendSSE(out[:0], s[:min(n, len(s))])
+			}
+			out = a.AppendClose(out[:0])
+		}
+		run()
+		if allocs := testing.AllocsPerRun(100, run); allocs != 0 {
+			t.Fatalf("%d-byte writes: %v allocations per stream", n, allocs)
+		}
+	}
+}

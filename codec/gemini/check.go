@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"slipstream/codec"
 	"slipstream/codec/sse"
 )
 
@@ -212,6 +213,46 @@ func checkUsage(u gjson.Result) error {
 func checkError(e gjson.Result) error {
 	if e.Get("code").Type != gjson.Number || e.Get("message").Type != gjson.String || e.Get("status").Type != gjson.String {
 		return errors.New("error needs a numeric code, a message and a status")
+	}
+	return nil
+}
+
+// CheckArrayStream validates a whole JSON-array stream (:streamGenerateContent
+// without alt=sse) as a client receives it: one valid JSON array framed as
+// Google frames it ("[" then the first element, ",\r\n" before each next
+// element, "]" last; whitespace, such as keep-alive newlines, allowed
+// between them), whose elements follow CheckStream's rules for events.
+func CheckArrayStream(stream []byte) error {
+	if !gjson.ValidBytes(stream) || !gjson.ParseBytes(stream).IsArray() {
+		return fmt.Errorf("stream is not one JSON array: %.120q", stream)
+	}
+	var c checker
+	rest := bytes.TrimLeft(stream, " \t\r\n")[1:] // after '['
+	for i := 0; ; i++ {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		if rest[0] == ']' {
+			if i == 0 {
+				return errors.New("stream has no elements")
+			}
+			break
+		}
+		end := codec.ValueEnd(rest, 0)
+		if end <= 0 {
+			return fmt.Errorf("element %d: malformed: %.40q", i, rest)
+		}
+		raw := rest[:end]
+		if err := c.event(nil, raw); err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
+		}
+		rest = rest[len(raw):]
+		if sep, ok := bytes.CutPrefix(rest, []byte(",\r\n")); ok {
+			rest = sep
+		} else if r := bytes.TrimLeft(rest, " \t\r\n"); len(r) == 0 || r[0] != ']' {
+			return fmt.Errorf("element %d: not followed by \",\\r\\n\" or \"]\": %.40q", i, rest)
+		}
+	}
+	if !c.final {
+		return errors.New("stream ends without a finishReason or an error")
 	}
 	return nil
 }
