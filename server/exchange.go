@@ -70,6 +70,7 @@ type exchange struct {
 	// stream is what writeStream runs once x is handed to fasthttp as a
 	// body stream writer.
 	streamKind    streamKind
+	geminiArray   geminiArray        // the JSON-array framing of a Gemini stream without alt=sse
 	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
 	released      bool               // guards against a second release
 
@@ -135,6 +136,7 @@ func (x *exchange) release() {
 	x.upReq.Reset()
 	x.upResp.Reset()
 	x.out, x.spans = trimScratch(x.out), trimScratch(x.spans)
+	x.geminiArray.reset()
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.geminiModel, x.upModel = nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}

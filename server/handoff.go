@@ -68,6 +68,7 @@ func (x *exchange) handOffStream(kind streamKind) {
 	ctx := x.ctx
 	x.status = ctx.Response.StatusCode()
 	x.streamKind = kind
+	x.startGeminiArray(ctx)
 	x.ctx = nil // the stream runs after the handler returned: no ctx there
 	ctx.SetBodyStreamWriter(x.writeStreamFn)
 }
@@ -103,6 +104,7 @@ func (x *exchange) endStream(w streamWriter) {
 		x.recovered("stream writer", p)
 		x.writePanicEvent(w)
 	}
+	x.geminiArray.close(w)
 	x.releaseOnce()
 }
 
@@ -163,6 +165,11 @@ func (x *exchange) clientGone() {
 // one step every relay takes per client event. On failure the client is
 // gone: x records it and the caller stops relaying.
 func (x *exchange) flushOut(w streamWriter, b []byte) bool {
+	if x.geminiArray.on {
+		if b = x.geminiArray.frame(b); len(b) == 0 {
+			return true
+		}
+	}
 	_, err := w.Write(b)
 	if err == nil {
 		err = w.Flush()

@@ -26,9 +26,13 @@ type ArrayStream struct {
 	broken bool   // an invalid event was replaced by an error; the rest is dropped
 }
 
-// Reset prepares a for a new stream.
+// Reset prepares a for a new stream. A carry buffer grown past 1 MiB by
+// one large event is dropped rather than kept for the next stream.
 func (a *ArrayStream) Reset() {
 	a.carry = a.carry[:0]
+	if cap(a.carry) > 1<<20 {
+		a.carry = nil
+	}
 	a.n = 0
 	a.broken = false
 }
