@@ -35,7 +35,7 @@ func runClaudeArgs(t *testing.T, p *proxy, dir, prompt string, args ...string) c
 // requests in slipstream's access log, in order.
 func accessModels(log string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`POST /v1/messages\S* key=\S+ model="([^"]*)"`).FindAllStringSubmatch(log, -1) {
+	for _, m := range regexp.MustCompile(`"?POST"? "?/v1/messages[^" ]*"? key=\S+ model="([^"]*)"`).FindAllStringSubmatch(log, -1) {
 		out = append(out, m[1])
 	}
 	return out
