@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"unicode/utf8"
+
+	"slipstream/pool"
 )
 
 // maxDepth bounds nesting, as encoding/json does; deeper input is invalid.
@@ -34,67 +36,140 @@ func ValidShape(b []byte) bool {
 
 // ValidShapeTop is ValidShape for a body that must be an object, which
 // also returns, in the same pass, the raw values of the top-level members
-// named keys: vals[i] is the value of keys[i], or nil. len(vals) must be
-// len(keys). A proxy that needs two members of a 1 MB body then reads it
-// once instead of twice.
-func ValidShapeTop(b []byte, keys []string, vals [][]byte) bool {
+// named keys: vals[i] is the value of keys[i], or nil (each a view into b).
+// len(vals) must be len(keys), at most 64. A proxy that needs two members
+// of a 1 MB body then reads it once instead of twice.
+//
+// dup is the index of the first of keys named by more than one member, or
+// -1. Member names are compared as a JSON parser reads them: after
+// unescaping ("mod\u0065l" is "model"), and a name that equals a key but
+// for case counts as a second occurrence too (encoding/json matches names
+// case-insensitively, and the last one wins), so a body cannot route on
+// one value while its upstream reads another. vals holds the first exact
+// occurrence. Names without backslashes or non-ASCII bytes, the common
+// case, are compared as they are.
+func ValidShapeTop(b []byte, keys []string, vals [][]byte) (dup int, ok bool) {
 	return validTop(b, keys, vals, false)
 }
 
 // ValidTop is ValidShapeTop with strings checked too, as Valid does: for
 // input whose string content slipstream re-emits in another dialect
 // (upstream responses and stream events), where content that is not valid
-// JSON would make the client's output invalid.
+// JSON would make the client's output invalid. Repeated members are not
+// reported: vals holds the first.
 func ValidTop(b []byte, keys []string, vals [][]byte) bool {
-	return validTop(b, keys, vals, true)
+	_, ok := validTop(b, keys, vals, true)
+	return ok
 }
 
-func validTop(b []byte, keys []string, vals [][]byte, strict bool) bool {
+func validTop(b []byte, keys []string, vals [][]byte, strict bool) (dup int, ok bool) {
 	clear(vals)
+	dup = -1
+	var seen uint64 // bit k: a member named keys[k] (exactly or folded) was seen
 	i := SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return dup, false
 	}
 	i = SkipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return SkipWS(b, i+1) == len(b)
+		return dup, SkipWS(b, i+1) == len(b)
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return false
+			return dup, false
 		}
 		ks := i + 1
-		var ok bool
 		if i, ok = validString(b, ks, strict); !ok {
-			return false
+			return dup, false
 		}
 		key := b[ks : i-1]
 		i = SkipWS(b, i)
 		if i >= len(b) || b[i] != ':' {
-			return false
+			return dup, false
 		}
 		vs := SkipWS(b, i+1)
 		if i, ok = validValue(b, vs, 1, strict); !ok {
-			return false
+			return dup, false
 		}
+		slow := escapedOrWide(key)
 		for k := range keys {
-			if vals[k] == nil && string(key) == keys[k] {
+			exact, folded := memberIs(key, keys[k], slow)
+			if !folded {
+				continue
+			}
+			if seen&(1<<k) != 0 && dup < 0 {
+				dup = k
+			}
+			seen |= 1 << k
+			if exact && vals[k] == nil {
 				vals[k] = b[vs:i]
 			}
 		}
 		i = SkipWS(b, i)
 		if i >= len(b) {
-			return false
+			return dup, false
 		}
 		switch b[i] {
 		case '}':
-			return SkipWS(b, i+1) == len(b)
+			return dup, SkipWS(b, i+1) == len(b)
 		case ',':
 			i = SkipWS(b, i+1)
 		default:
+			return dup, false
+		}
+	}
+}
+
+// escapedOrWide reports whether a raw member name needs the slow comparison:
+// it holds an escape or a non-ASCII byte.
+func escapedOrWide(key []byte) bool {
+	for _, c := range key {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// memberIs reports whether the raw member name key names k exactly, and
+// whether it does ignoring case (folded is true when exact is). slow says
+// key has escapes or non-ASCII bytes (escapedOrWide).
+func memberIs(key []byte, k string, slow bool) (exact, folded bool) {
+	if !slow {
+		if len(key) != len(k) {
+			return false, false
+		}
+		if string(key) == k {
+			return true, true
+		}
+		return false, asciiEqualFold(key, k)
+	}
+	return memberIsSlow(key, k)
+}
+
+func memberIsSlow(key []byte, k string) (exact, folded bool) {
+	var buf [64]byte
+	name, err := AppendUnescaped(buf[:0], key)
+	if err != nil {
+		return false, false // not JSON; the upstream rejects the body
+	}
+	if string(name) == k {
+		return true, true
+	}
+	return false, bytes.EqualFold(name, pool.S2B(k))
+}
+
+func asciiEqualFold(a []byte, b string) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z' {
 			return false
 		}
 	}
+	return true
 }
 
 // validValue checks the value starting at b[i] and returns the index after it.

@@ -90,26 +90,40 @@ func FuzzValidShape(f *testing.F) {
 func TestValidShapeTop(t *testing.T) {
 	keys := []string{"model", "stream"}
 	vals := make([][]byte, 2)
-	f := func(s string, ok bool, model, stream string) {
+	f := func(s string, ok bool, dup int, model, stream string) {
 		t.Helper()
-		if got := ValidShapeTop([]byte(s), keys, vals); got != ok || string(vals[0]) != model || string(vals[1]) != stream {
-			t.Fatalf("ValidShapeTop(%q) = %v %q %q", s, got, vals[0], vals[1])
+		gotDup, got := ValidShapeTop([]byte(s), keys, vals)
+		if got != ok || gotDup != dup || string(vals[0]) != model || string(vals[1]) != stream {
+			t.Fatalf("ValidShapeTop(%q) = %v dup %d %q %q", s, got, gotDup, vals[0], vals[1])
 		}
 		if ok != ValidShape([]byte(s)) {
 			t.Fatalf("ValidShapeTop and ValidShape disagree on %q", s)
 		}
 	}
-	f(`{"model":"m","messages":[{"model":"inner"}],"stream":true}`, true, `"m"`, `true`)
-	f(` { "stream" : false , "model" : "a\"b" } `, true, `"a\"b"`, `false`)
-	f(`{"model":"m","model":"second"}`, true, `"m"`, ``)
-	f(`{}`, true, ``, ``)
-	f(`{"model":"m",}`, false, `"m"`, ``)
+	f(`{"model":"m","messages":[{"model":"inner"}],"stream":true}`, true, -1, `"m"`, `true`)
+	f(` { "stream" : false , "model" : "a\"b" } `, true, -1, `"a\"b"`, `false`)
+	f(`{}`, true, -1, ``, ``)
+	f(`{"model":"m",}`, false, -1, `"m"`, ``)
+	// A second model or stream, however its name is spelled.
+	f(`{"model":"m","model":"second"}`, true, 0, `"m"`, ``)
+	f(`{"model":"m","x":1,"mod\u0065l":"o3-pro"}`, true, 0, `"m"`, ``)
+	f(`{"mod\u0065l":"o3-pro","model":"m"}`, true, 0, `"o3-pro"`, ``)
+	f(`{"model":"m","Model":"o3-pro"}`, true, 0, `"m"`, ``)
+	f(`{"MODEL":"o3-pro","model":"m"}`, true, 0, `"m"`, ``)
+	f(`{"stream":false,"model":"m","\u0073tream":true}`, true, 1, `"m"`, `false`)
+	f(`{"stream":false,"\u017ftream":true}`, true, 1, ``, `false`) // U+017F folds to s
+	f(`{"model":"m","mod\/el":"x","modelx":1,"mode":2,"m\u006fdel2":3}`, true, -1, `"m"`, ``)
+	// An escaped name alone is the model.
+	f(`{"\u006d\u006f\u0064\u0065\u006c":"m"}`, true, -1, `"m"`, ``)
+	// A name that differs only in case is not the model, but still a
+	// second occurrence when the model is there too.
+	f(`{"Model":"m"}`, true, -1, ``, ``)
 }
 
 func TestValidTop(t *testing.T) {
 	keys := []string{"a"}
 	vals := make([][]byte, 1)
-	if ValidTop([]byte(`{"a":"\0"}`), keys, vals) || !ValidShapeTop([]byte(`{"a":"\0"}`), keys, vals) {
+	if _, ok := ValidShapeTop([]byte(`{"a":"\0"}`), keys, vals); ValidTop([]byte(`{"a":"\0"}`), keys, vals) || !ok {
 		t.Fatal("ValidTop must judge string content; ValidShapeTop must not")
 	}
 	if !ValidTop([]byte(`{"a":"ok\n","b":[1]}`), keys, vals) || string(vals[0]) != `"ok\n"` {

@@ -29,14 +29,12 @@ const (
 func (s *Server) countTokens(x *exchange) bool {
 	ctx, d := x.ctx, x.rt.dialect
 	body := x.body
-	if !codec.ValidShape(body) {
-		s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not valid JSON")
+	if !x.readTop() {
 		return false
 	}
+	x.stream = false // a count answers once
 	if d == codec.DialectGemini {
 		x.model = x.geminiModel
-	} else {
-		x.model = codec.Content(codec.Get(body, "model"))
 	}
 	if !x.key.allows(pool.B2S(x.model)) {
 		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))

@@ -32,7 +32,8 @@ type exchange struct {
 	size int64 // body bytes counted by admit
 
 	model       []byte // client-facing model name, escaped content (a view into the body, or modelBuf)
-	modelBuf    []byte // the escaped model of a Gemini path
+	modelVal    []byte // the body's model member value, quotes included (a view into the body)
+	modelBuf    []byte // the escaped model of a Gemini path, or an unescaped model name
 	geminiModel []byte
 	stream      bool
 	target      provider.Target
@@ -138,7 +139,7 @@ func (x *exchange) release() {
 	x.out, x.spans = trimScratch(x.out), trimScratch(x.spans)
 	x.geminiArray.reset()
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
-	x.model, x.geminiModel, x.upModel = nil, nil, nil
+	x.model, x.modelVal, x.geminiModel, x.upModel = nil, nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
 	x.logReq = trimScratch(x.logReq)

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -27,10 +29,7 @@ func (s *Server) generate(x *exchange) bool {
 // the key's policy. On failure it has written the error and returns false.
 func (x *exchange) prepare() bool {
 	ctx, d := x.ctx, x.rt.dialect
-	body := x.body
-	var top [2][]byte // model, stream
-	if !codec.ValidShapeTop(body, topKeys[:], top[:]) {
-		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
+	if !x.readTop() {
 		return false
 	}
 	if d == codec.DialectGemini {
@@ -38,19 +37,9 @@ func (x *exchange) prepare() bool {
 		// as everywhere else, because responses echo it.
 		x.modelBuf = codec.AppendEscaped(x.modelBuf[:0], x.geminiModel)
 		x.model = x.modelBuf
-	} else {
-		x.stream = codec.IsTrue(top[1])
-		x.model = codec.StrContent(top[0])
-		if len(x.model) == 0 {
-			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "missing model: the request body needs a \"model\" string")
-			return false
-		}
-		// Responses echo the model: it must be valid down to its escapes
-		// (the rest of the body was checked for shape only).
-		if !codec.Valid(top[0]) {
-			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the model must be a string of valid JSON")
-			return false
-		}
+	} else if len(x.model) == 0 {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "missing model: the request body needs a \"model\" string")
+		return false
 	}
 	model := pool.B2S(x.model)
 	if !x.key.allows(model) {
@@ -67,6 +56,63 @@ func (x *exchange) prepare() bool {
 	if t.Aliased {
 		x.upModel = pool.S2B(t.Model)
 	}
+	return true
+}
+
+// readTop checks the body's shape in one pass and reads its model and
+// stream members (x.model, x.modelVal, x.stream; Gemini takes both from
+// the path). A body with two model or two stream members, however their
+// names are spelled, is refused: slipstream would route on one and the
+// upstream run the other. On failure it has written the error.
+func (x *exchange) readTop() bool {
+	ctx, d := x.ctx, x.rt.dialect
+	var top [2][]byte // model, stream
+	dup, ok := codec.ValidShapeTop(x.body, topKeys[:], top[:])
+	if !ok {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
+		return false
+	}
+	if dup >= 0 {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the request body has more than one \""+topKeys[dup]+"\" member")
+		return false
+	}
+	if d == codec.DialectGemini {
+		return true
+	}
+	x.stream = codec.IsTrue(top[1])
+	x.model, x.modelVal = codec.StrContent(top[0]), top[0]
+	if len(x.model) == 0 {
+		return true
+	}
+	// Responses echo the model: it must be valid down to its escapes
+	// (the rest of the body was checked for shape only).
+	if !codec.Valid(top[0]) {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the model must be a string of valid JSON")
+		return false
+	}
+	if bytes.IndexByte(x.model, '\\') >= 0 && !x.unescapeModel() {
+		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the model name may not hold quotes, backslashes or control characters")
+		return false
+	}
+	return true
+}
+
+// unescapeModel replaces an escaped model name ("gpt\u002d5") by the name
+// it stands for, which the upstream reads: key policy and routing must see
+// that name. A name that would need escaping again is refused, so x.model
+// stays valid string content.
+func (x *exchange) unescapeModel() bool {
+	var err error
+	x.modelBuf, err = codec.AppendUnescaped(x.modelBuf[:0], x.model)
+	if err != nil {
+		return false
+	}
+	for _, c := range x.modelBuf {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	x.model = x.modelBuf
 	return true
 }
 

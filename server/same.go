@@ -3,8 +3,6 @@ package server
 import (
 	"io"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -19,7 +17,7 @@ func (s *Server) forwardSame(x *exchange) bool {
 	x.buildUpstream(true)
 	body := x.body
 	if x.target.Aliased && x.rt.dialect != codec.DialectGemini {
-		x.splice.reset(body, codec.Get(body, "model"), x.upModel)
+		x.splice.reset(body, x.modelVal, x.upModel)
 		x.upReq.SetBodyStream(&x.splice, x.splice.size)
 	} else {
 		x.upReq.SetBodyRaw(body)
@@ -143,11 +141,17 @@ type modelSplice struct {
 	size  int
 }
 
-func (m *modelSplice) reset(body []byte, model gjson.Result, newModel []byte) {
-	start := model.Index
-	end := start + len(model.Raw)
+// reset splits body around val, the model value (quotes included) that
+// validation found: a view into body. The splice rewrites that member, the
+// one slipstream routed on, whatever other text in the body looks like it.
+func (m *modelSplice) reset(body, val, newModel []byte) {
+	start := cap(body) - cap(val) // val is body[start:start+len(val)]
+	if start < 0 || start+len(val) > len(body) || &body[start] != &val[0] {
+		panic("BUG: the model value is not a view into the body")
+	}
+	end := start + len(val)
 	m.parts = [3][]byte{body[:start+1], newModel, body[end-1:]}
-	m.size = len(body) - len(model.Raw) + 2 + len(newModel)
+	m.size = len(body) - len(val) + 2 + len(newModel)
 }
 
 func (m *modelSplice) Read(b []byte) (int, error) {
