@@ -175,6 +175,7 @@ func TestWarnings(t *testing.T) {
 			t.Fatalf("want no warnings, got\n%s", ws)
 		}
 	}
+	cert, key := writeCert(t, t.TempDir(), 1)
 	const limits = "limits: {max_bytes_in_flight: 64MiB}\n"
 	f(limits + "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n") // the default: fine
 	f(limits+"providers:\n  - {name: o, kind: openai, keys: [k], models: [\"gpt-*\"]}\n", "no provider or alias serves claude-*")
@@ -187,7 +188,8 @@ func TestWarnings(t *testing.T) {
 		"provider a sends its credentials in clear text")
 	f(limits + "providers:\n  - {name: a, kind: anthropic, keys: [k], base_url: \"http://127.0.0.1:9\", models: [\"claude-*\"]}\n")
 	if config.MemoryLimit() == 0 {
-		f("providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n", "no memory bound")
+		f("providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n") // a laptop: fine
+		f("listen: 0.0.0.0:1\ntls: {cert_file: "+cert+", key_file: "+key+"}\nkeys: [{name: a, key: k}]\nproviders:\n  - {name: m, kind: mock, models: [\"m*\"]}\n  - {name: a, kind: anthropic, keys: [k], models: [\"claude-*\"]}\n", "no memory bound on a shared listener")
 	}
 }
 

@@ -122,8 +122,8 @@ func warnings(c *config.Config) []string {
 			}
 		}
 	}
-	if c.Limits.MaxBytesInFlight == 0 {
-		add("no memory bound: limits.max_bytes_in_flight is unset and neither GOMEMLIMIT nor a cgroup memory limit is set, so a burst of large bodies can take any amount of memory")
+	if c.Limits.MaxBytesInFlight == 0 && !loopback {
+		add("no memory bound on a shared listener: limits.max_bytes_in_flight is unset and neither GOMEMLIMIT nor a cgroup memory limit is set, so a burst of large bodies can take any amount of memory")
 	}
 	return ws
 }

@@ -197,6 +197,8 @@ func (l *Limits) validate(add func(string, string, ...any)) {
 	neg("max_concurrent", int64(l.MaxConcurrent))
 	neg("max_bytes_in_flight", l.MaxBytesInFlight.N())
 	neg("gc_percent", int64(l.GCPercent))
+	neg("ws_state_bytes", l.WSStateBytes.N())
+	neg("ws_connections", int64(l.WSConnections))
 }
 
 func (t *Timeouts) validate(add func(string, string, ...any)) {
@@ -209,6 +211,7 @@ func (t *Timeouts) validate(add func(string, string, ...any)) {
 	neg("first_byte", t.FirstByte)
 	neg("idle", t.Idle)
 	neg("shutdown", t.Shutdown)
+	neg("ws_ping", t.WSPing)
 	if t.Keepalive != nil {
 		neg("keepalive", *t.Keepalive)
 	}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"slipstream/codec"
+	"slipstream/server/config"
+	"slipstream/server/provider"
+)
+
+// TestExamples runs `slipstream check` on every configuration in
+// examples/ (with the environment each one documents) and wants it valid
+// and free of warnings; a few routing promises the examples make are
+// checked too.
+func TestExamples(t *testing.T) {
+	// As on a box with GOMEMLIMIT set, so max_bytes_in_flight has its
+	// derived default and no example warns about memory.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
+	dir := t.TempDir()
+	cert, key := writeCert(t, dir, 1)
+	for k, v := range map[string]string{
+		"OPENAI_API_KEY": "sk-test-openai", "ANTHROPIC_API_KEY": "sk-test-anthropic",
+		"ALICE_KEY": "k-alice-0001", "BOB_KEY": "k-bob-0002", "CI_KEY": "k-ci-0003",
+		"SLIPSTREAM_TLS_CERT": cert, "SLIPSTREAM_TLS_KEY": key, "SLIPSTREAM_LISTEN": "",
+	} {
+		t.Setenv(k, v)
+	}
+	paths, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(paths) < 4 {
+		t.Fatalf("examples: %v %v", paths, err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run([]string{"check", "-config", p}, nil, &out, &errb); code != 0 || !strings.HasSuffix(out.String(), ": ok\n") {
+				t.Fatalf("check: %d\n%s%s", code, out.String(), errb.String())
+			}
+			if strings.Contains(out.String(), "warning") {
+				t.Fatalf("check warns:\n%s", out.String())
+			}
+			if !strings.Contains(string(readme), "examples/"+filepath.Base(p)) {
+				t.Errorf("README does not mention examples/%s", filepath.Base(p))
+			}
+		})
+	}
+	route := func(file, model, wantProvider, wantModel string) {
+		t.Helper()
+		c, err := config.LoadFile("../../examples/"+file, config.Override{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, ok := provider.NewRegistry(c).Resolve(model, codec.DialectAnthropic)
+		if !ok || tg.Provider.Name != wantProvider || (wantModel != "" && tg.Model != wantModel) {
+			t.Fatalf("%s: %s routes to %+v, want %s/%s", file, model, tg, wantProvider, wantModel)
+		}
+	}
+	route("claude-code-gpt.yaml", "claude-sonnet-4-5", "openai", "gpt-5")
+	route("claude-code-gpt.yaml", "claude-haiku-4-5-20251001", "openai", "gpt-5-mini")
+	route("claude-code-gpt.yaml", "claude-3-5-haiku-latest", "openai", "gpt-5-mini")
+	route("local-openai-compatible.yaml", "claude-opus-4-1", "local", "qwen3-coder:30b")
+	route("lan-three-keys.yaml", "claude-sonnet-4-5", "anthropic", "")
+	route("lan-three-keys.yaml", "gpt-5-mini", "openai", "")
+}
