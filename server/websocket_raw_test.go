@@ -1,0 +1,115 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net"
+	"testing"
+)
+
+// rawWS is a WebSocket client that allocates nothing per frame, for the
+// allocation and heap tests: it writes masked text frames from a reused
+// buffer and reads frames into another.
+type rawWS struct {
+	c   net.Conn
+	br  *bufio.Reader
+	out []byte
+	in  []byte
+	h   []byte // frame header scratch
+}
+
+func dialRawWS(t testing.TB, base string) *rawWS {
+	t.Helper()
+	c, err := net.Dial("tcp", base[len("http://"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	req := "GET /v1/responses HTTP/1.1\r\nHost: slipstream\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	w := &rawWS{c: c, br: bufio.NewReaderSize(c, 64<<10), out: make([]byte, 0, 4<<20), in: make([]byte, 1<<20), h: make([]byte, 8)}
+	status := ""
+	for {
+		line, err := w.br.ReadSlice('\n')
+		if err != nil {
+			t.Fatalf("upgrade: %v", err)
+		}
+		if status == "" {
+			status = string(line)
+		}
+		if len(line) <= 2 {
+			break
+		}
+	}
+	if !bytes.Contains([]byte(status), []byte(" 101 ")) {
+		t.Fatalf("upgrade answered %q", status)
+	}
+	return w
+}
+
+// send writes one masked text frame (the zero mask: the payload goes as
+// is, which any server must accept).
+func (w *rawWS) send(t testing.TB, payload []byte) {
+	b := append(w.out[:0], 0x81)
+	switch n := len(payload); {
+	case n < 126:
+		b = append(b, 0x80|byte(n))
+	case n < 1<<16:
+		b = append(b, 0x80|126, byte(n>>8), byte(n))
+	default:
+		b = append(b, 0x80|127)
+		b = binary.BigEndian.AppendUint64(b, uint64(n))
+	}
+	b = append(b, 0, 0, 0, 0)
+	b = append(b, payload...)
+	w.out = b
+	if _, err := w.c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next reads one frame and returns its opcode and payload (valid until
+// the next call).
+func (w *rawWS) next(t testing.TB) (byte, []byte) {
+	h := w.h
+	if _, err := io.ReadFull(w.br, h[:2]); err != nil {
+		t.Fatalf("read frame: %v", err)
+	}
+	op, n := h[0]&0x0f, int(h[1]&0x7f)
+	switch n {
+	case 126:
+		io.ReadFull(w.br, h[:2])
+		n = int(binary.BigEndian.Uint16(h[:2]))
+	case 127:
+		io.ReadFull(w.br, h[:8])
+		n = int(binary.BigEndian.Uint64(h[:8]))
+	}
+	if n > len(w.in) {
+		t.Fatalf("frame of %d bytes", n)
+	}
+	if _, err := io.ReadFull(w.br, w.in[:n]); err != nil {
+		t.Fatalf("read payload: %v", err)
+	}
+	return op, w.in[:n]
+}
+
+// turn sends a frame and reads text frames until response.completed (or
+// an error), returning the number of frames and the last one.
+func (w *rawWS) turn(t testing.TB, frame []byte) (int, []byte) {
+	w.send(t, frame)
+	for n := 1; ; n++ {
+		op, p := w.next(t)
+		if op != 1 {
+			n--
+			continue // pings
+		}
+		if bytes.HasPrefix(p, []byte(`{"type":"response.completed"`)) || bytes.HasPrefix(p, []byte(`{"type":"error"`)) || bytes.HasPrefix(p, []byte(`{"type":"response.failed"`)) {
+			return n, p
+		}
+	}
+}
