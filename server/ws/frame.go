@@ -69,6 +69,7 @@ func appendItems(dst, input []byte) []byte {
 
 // appendItemList appends items to a comma-separated list.
 func appendItemList(dst []byte, list int, items []byte) []byte {
+	items = bytes.TrimSpace(items)
 	if len(items) == 0 {
 		return dst
 	}
@@ -161,15 +162,13 @@ func (e *expansion) appendInput(dst, prevIn, prevOut, input []byte) []byte {
 	e.inStart = len(dst)
 	dst = appendItemList(dst, e.inStart, prevIn)
 	dst = appendItemList(dst, e.inStart, prevOut)
-	if len(dst) > e.inStart && len(input) > 2 {
-		n := len(dst)
+	n := len(dst)
+	if n > e.inStart {
 		dst = append(dst, ',')
-		dst = appendItems(dst, input)
-		if len(dst) == n+1 { // an empty array
-			dst = dst[:n]
-		}
-	} else {
-		dst = appendItems(dst, input)
+	}
+	dst = appendItems(dst, input)
+	if len(dst) == n+1 { // a comma and no items
+		dst = dst[:n]
 	}
 	e.inEnd = len(dst)
 	return append(dst, ']')
