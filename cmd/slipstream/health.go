@@ -7,12 +7,24 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
 
-// defaultHealthURL is what `slipstream health` asks with no URL.
-const defaultHealthURL = "http://127.0.0.1:8317/readyz"
+// defaultHealthURL is what `slipstream health` asks with no URL: /readyz
+// on SLIPSTREAM_LISTEN's port (an any-address host asked on loopback), else
+// on the default listen address.
+func defaultHealthURL(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		host, port = "127.0.0.1", "8317"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/readyz"
+}
 
 // runHealth GETs rawURL and exits 0 when it answers 200, 1 otherwise: a
 // health check for images without curl or wget. It speaks just enough
@@ -20,7 +32,7 @@ const defaultHealthURL = "http://127.0.0.1:8317/readyz"
 // slipstream's resident memory).
 func runHealth(rawURL string, insecure bool, stdout, stderr io.Writer) int {
 	if rawURL == "" {
-		rawURL = defaultHealthURL
+		rawURL = defaultHealthURL(os.Getenv("SLIPSTREAM_LISTEN"))
 	}
 	status, err := probe(rawURL, insecure, 5*time.Second)
 	if err != nil {

@@ -43,7 +43,7 @@ type command struct {
 var commands = []command{
 	{name: "serve", args: "", doc: "serve the configuration (the default when no command is given)", flags: serveFlags},
 	{name: "check", args: "", doc: "validate the configuration, print every problem with its line; -print shows the effective configuration", flags: checkFlags},
-	{name: "health", args: "[URL]", doc: "GET URL (default http://127.0.0.1:8317/readyz); exit 0 when it answers 200 (for container health checks)", flags: healthFlags, maxArgs: 1},
+	{name: "health", args: "[URL]", doc: "GET URL (default /readyz on $SLIPSTREAM_LISTEN's port, else http://127.0.0.1:8317/readyz); exit 0 when it answers 200 (for container health checks)", flags: healthFlags, maxArgs: 1},
 	{name: "tokens", args: "[FILE]", doc: "count the tokens of FILE or stdin", flags: tokensFlags, maxArgs: 1},
 	{name: "version", doc: "print the version"},
 	{name: "help", doc: "print this help"},

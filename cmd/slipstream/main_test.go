@@ -336,3 +336,18 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+func TestDefaultHealthURL(t *testing.T) {
+	f := func(listen, want string) {
+		t.Helper()
+		if got := defaultHealthURL(listen); got != want {
+			t.Fatalf("defaultHealthURL(%q) = %q, want %q", listen, got, want)
+		}
+	}
+	f("", "http://127.0.0.1:8317/readyz")
+	f("0.0.0.0:9000", "http://127.0.0.1:9000/readyz")
+	f(":9001", "http://127.0.0.1:9001/readyz")
+	f("[::]:9002", "http://127.0.0.1:9002/readyz")
+	f("10.0.0.5:9003", "http://10.0.0.5:9003/readyz")
+	f("[::1]:9004", "http://[::1]:9004/readyz")
+}

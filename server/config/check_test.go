@@ -44,7 +44,7 @@ func TestCheckEveryProblemWithPathAndLine(t *testing.T) {
 		`line 3: limits.max_body_bytes: cannot parse size "64 bananas"`,
 		"line 4: limits.gc_percent: want a whole number, got a list")
 	f("log:\n  access: sometimes\n"+mock, `line 2: log.access: want true or false, got "sometimes"`)
-	f("keys: sk-1\n"+mock, `line 1: keys: want a list, got "sk-1"`)
+	f("keys: sk-1\n"+mock, `line 1: keys: want a list, got "sk-1" (a list of one is written [sk-1])`)
 	// An indentation slip is reported at its own line, not the block's.
 	f("providers:\n  - name: m\n    kind: mock\n    models: [x]\n   reply: hi\n", "line 5: (syntax): did not find expected '-' indicator")
 	f("limits:\n  max_concurrent: 1\n gc_percent: 2\n"+mock, "line 3: (syntax): did not find expected key")
@@ -85,6 +85,25 @@ func TestCheckEveryProblemWithPathAndLine(t *testing.T) {
 	// TLS needs both files, and files that load.
 	f("tls: {cert_file: /nonexistent/c.pem}\n"+mock, "line 1: tls.key_file: missing")
 	f("tls: {cert_file: /nonexistent/c.pem, key_file: /nonexistent/k.pem}\n"+mock, "line 1: tls.cert_file: cannot load the certificate and key")
+}
+
+// TestProblemsNeverQuoteSecrets: a key in the wrong shape is reported
+// without its value (check's output may end up in a log).
+func TestProblemsNeverQuoteSecrets(t *testing.T) {
+	f := func(yml, want string) {
+		t.Helper()
+		_, err := Parse([]byte(yml), env())
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("want %q in %v", want, err)
+		}
+		if strings.Contains(err.Error(), "sk-secret") {
+			t.Fatalf("a secret in a problem: %v", err)
+		}
+	}
+	const mock = "  - {name: m, kind: mock, models: [x]}\n"
+	f("keys:\n  - {name: a, key: {x: sk-secret-1}}\nproviders:\n"+mock, "line 2: keys[0].key: want a string, got a mapping")
+	f("providers:\n  - {name: o, kind: openai, keys: sk-secret-2, models: [x]}\n", "line 2: providers[0].keys: want a list, got (a value not shown")
+	f("providers:\n  - {name: o, kind: openai, keys: [[sk-secret-3]], models: [x]}\n", "line 2: providers[0].keys[0]: want a string, got a list")
 }
 
 func TestParseSize(t *testing.T) {

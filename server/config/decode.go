@@ -18,6 +18,34 @@ import (
 // path and line, worded for the person editing the file.
 type decoder struct {
 	ps Problems
+	// secret is above zero while decoding a field tagged secret:"true":
+	// its values are never quoted in a problem (check's output may land
+	// in a log).
+	secret int
+}
+
+// quote quotes a scalar's value for a problem, or hides it in a secret.
+func (d *decoder) quote(v string) string {
+	if d.secret > 0 {
+		return "(a value not shown: this field is secret)"
+	}
+	return strconv.Quote(clip(v))
+}
+
+// reword is reword, or a message without the value in a secret.
+func (d *decoder) reword(err error) string {
+	if d.secret > 0 {
+		return "cannot decode " + d.quote("")
+	}
+	return reword(err)
+}
+
+// kindName names what a node is, for a problem.
+func (d *decoder) kindName(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return d.quote(n.Value)
+	}
+	return kindName(n)
 }
 
 func (d *decoder) add(n *yaml.Node, path, format string, args ...any) {
@@ -53,17 +81,21 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	pv := v.Addr()
 	if pv.Type().Implements(yamlUnmarshaler) {
 		if err := pv.Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
-			d.add(n, path, "%s", reword(err))
+			d.add(n, path, "%s", d.reword(err))
 		}
 		return
 	}
 	if pv.Type().Implements(textUnmarshaler) {
 		if n.Kind != yaml.ScalarNode {
-			d.add(n, path, "want a single value, got %s", kindName(n))
+			d.add(n, path, "want a single value, got %s", d.kindName(n))
 			return
 		}
 		if err := pv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
-			d.add(n, path, "%s", reword(err))
+			if d.secret > 0 {
+				d.add(n, path, "cannot parse %s", d.quote(n.Value))
+				return
+			}
+			d.add(n, path, "%s", d.reword(err))
 		}
 		return
 	}
@@ -84,7 +116,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		var b bool
 		if err := n.Decode(&b); err != nil || n.Tag != "!!bool" {
-			d.add(n, path, "want true or false, got %q", clip(n.Value))
+			d.add(n, path, "want true or false, got %s", d.quote(n.Value))
 			return
 		}
 		v.SetBool(b)
@@ -94,7 +126,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, v.Type().Bits())
 		if err != nil || n.Tag != "!!int" {
-			d.add(n, path, "want a whole number, got %q", clip(n.Value))
+			d.add(n, path, "want a whole number, got %s", d.quote(n.Value))
 			return
 		}
 		v.SetInt(i)
@@ -104,7 +136,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		i, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, v.Type().Bits())
 		if err != nil || n.Tag != "!!int" {
-			d.add(n, path, "want a whole number that is not negative, got %q", clip(n.Value))
+			d.add(n, path, "want a whole number that is not negative, got %s", d.quote(n.Value))
 			return
 		}
 		v.SetUint(i)
@@ -114,14 +146,14 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		f, err := strconv.ParseFloat(n.Value, v.Type().Bits())
 		if err != nil || math.IsNaN(f) || (n.Tag != "!!int" && n.Tag != "!!float") {
-			d.add(n, path, "want a number, got %q", clip(n.Value))
+			d.add(n, path, "want a number, got %s", d.quote(n.Value))
 			return
 		}
 		v.SetFloat(f)
 	default:
 		// Anything else (interfaces): let the YAML library decide.
 		if err := n.Decode(pv.Interface()); err != nil {
-			d.add(n, path, "%s", reword(err))
+			d.add(n, path, "%s", d.reword(err))
 		}
 	}
 }
@@ -130,13 +162,13 @@ func (d *decoder) wantScalar(n *yaml.Node, path, what string) bool {
 	if n.Kind == yaml.ScalarNode {
 		return true
 	}
-	d.add(n, path, "want %s, got %s", what, kindName(n))
+	d.add(n, path, "want %s, got %s", what, d.kindName(n))
 	return false
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, path, "want a mapping of fields (name: value), got %s", kindName(n))
+		d.add(n, path, "want a mapping of fields (name: value), got %s", d.kindName(n))
 		return
 	}
 	t := v.Type()
@@ -153,6 +185,12 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			d.add(k, joinPath(path, k.Value), "%s", msg)
+			continue
+		}
+		if f.Tag.Get("secret") == "true" {
+			d.secret++
+			d.decode(val, v.FieldByIndex(f.Index), joinPath(path, k.Value))
+			d.secret--
 			continue
 		}
 		d.decode(val, v.FieldByIndex(f.Index), joinPath(path, k.Value))
@@ -179,7 +217,11 @@ func (d *decoder) key(k *yaml.Node, path string, seen map[string]int) bool {
 
 func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.SequenceNode {
-		d.add(n, path, "want a list, got %s", kindName(n))
+		hint := ""
+		if n.Kind == yaml.ScalarNode && d.secret == 0 {
+			hint = fmt.Sprintf(" (a list of one is written [%s])", clip(n.Value))
+		}
+		d.add(n, path, "want a list, got %s%s", d.kindName(n), hint)
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -191,13 +233,13 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.add(n, path, "want a mapping (name: value), got %s", kindName(n))
+		d.add(n, path, "want a mapping (name: value), got %s", d.kindName(n))
 		return
 	}
 	t := v.Type()
 	if t.Key().Kind() != reflect.String {
 		if err := n.Decode(v.Addr().Interface()); err != nil {
-			d.add(n, path, "%s", reword(err))
+			d.add(n, path, "%s", d.reword(err))
 		}
 		return
 	}
