@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
 # Packages that stream, pool or share state run under the race detector too.
-RACE_PKGS := ./server/... ./codec/sse/ ./pool/ ./codec/translate/
+RACE_PKGS := ./server/... ./codec/sse/ ./pool/ ./codec/translate/ ./chaos/
 
 # The static build the container image uses (Dockerfile runs `make static`).
 STATIC_ENV   := CGO_ENABLED=0
