@@ -15,7 +15,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 	lim := &s.cfg.Limits
 	if n := s.inflight.Add(1); lim.MaxConcurrent > 0 && n > int64(lim.MaxConcurrent) {
 		s.inflight.Add(-1)
-		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many requests in flight (limits.max_concurrent); retry shortly")
+		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, msgTooManyRequests)
 		return 0, false
 	}
 	size := s.declaredSize(ctx)
@@ -30,6 +30,8 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 	s.served.Add(1)
 	return size, true
 }
+
+const msgTooManyRequests = "too many requests in flight (limits.max_concurrent); retry shortly"
 
 // leave releases the slot admit took.
 func (s *Server) leave(size int64) {

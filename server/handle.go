@@ -1,7 +1,12 @@
 package server
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
 )
 
 // handle is the fasthttp request handler: route, authenticate, admit, then
@@ -12,8 +17,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	rt, geminiModel, geminiStream := match(ctx.Method(), ctx.Path())
 	if rt == nil {
-		s.discardBody(ctx)
-		s.writeError(ctx, dialectOfPath(ctx), fasthttp.StatusNotFound, "no route for "+string(ctx.Method())+" "+clipString(ctx.Path()))
+		s.refuseRoute(ctx)
 		return
 	}
 	switch rt.op {
@@ -29,14 +33,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		ctx.SetBodyString("{}")
 		return
 	}
-	d := rt.dialect
-	if rt.op == opModels {
-		d = s.modelsDialect(ctx, rt)
-	}
+	d := s.routeDialect(ctx, rt)
 	key, ok := s.authenticate(ctx)
 	if !ok {
-		s.discardBody(ctx)
-		s.writeError(ctx, d, fasthttp.StatusUnauthorized, "invalid or missing API key")
+		s.refuseKey(ctx, d)
 		return
 	}
 	if rt.op == opModels {
@@ -54,6 +54,63 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		x.status = ctx.Response.StatusCode()
 		x.releaseOnce()
 	}
+}
+
+// routeDialect is the dialect a route answers in.
+func (s *Server) routeDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialect {
+	if rt.op == opModels {
+		return s.modelsDialect(ctx, rt)
+	}
+	return rt.dialect
+}
+
+// refuseRoute answers a request no route takes: 405 with Allow when the
+// path is known but not the method, else 404. Its body is not read: the
+// connection closes after the answer.
+func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx) {
+	ctx.SetConnectionClose()
+	d := dialectOfPath(ctx)
+	if allow := allowedMethods(ctx.Path()); allow != "" {
+		ctx.Response.Header.Set("Allow", allow)
+		s.writeError(ctx, d, fasthttp.StatusMethodNotAllowed, "method "+clipString(ctx.Method())+" is not allowed here; allowed: "+allow)
+		return
+	}
+	s.writeError(ctx, d, fasthttp.StatusNotFound, "no route for "+clipString(ctx.Method())+" "+clipString(ctx.Path()))
+}
+
+// refuseKey answers 401 without reading the body of a request that has no
+// valid key (it could be any size), and closes the connection.
+func (s *Server) refuseKey(ctx *fasthttp.RequestCtx, d codec.Dialect) {
+	ctx.SetConnectionClose()
+	s.writeError(ctx, d, fasthttp.StatusUnauthorized, "invalid or missing API key")
+}
+
+// expectContinue decides, from the head alone, whether a request that
+// sent "Expect: 100-continue" may send its body: only once its route, key,
+// declared size and admission would pass. Otherwise it writes the refusal
+// and returns its status; fasthttp then answers it and closes the
+// connection, and the body is never read.
+func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
+	rt, _, _ := match(ctx.Method(), ctx.Path())
+	if rt == nil {
+		s.refuseRoute(ctx)
+		return ctx.Response.StatusCode()
+	}
+	d := s.routeDialect(ctx, rt)
+	if _, ok := s.authenticate(ctx); !ok && rt.op != opHealth && rt.op != opReady && rt.op != opRoot && rt.op != opTelemetry {
+		s.refuseKey(ctx, d)
+		return fasthttp.StatusUnauthorized
+	}
+	lim := &s.cfg.Limits
+	if n := ctx.Request.Header.ContentLength(); n > 0 && int64(n) > lim.MaxBodyBytes.N() {
+		s.writeError(ctx, d, fasthttp.StatusRequestEntityTooLarge, errBodyTooLarge.Error())
+		return fasthttp.StatusRequestEntityTooLarge
+	}
+	if lim.MaxConcurrent > 0 && s.inflight.Load() >= int64(lim.MaxConcurrent) {
+		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, msgTooManyRequests)
+		return fasthttp.StatusTooManyRequests
+	}
+	return fasthttp.StatusContinue
 }
 
 // serve runs the route's operation on x. It reports whether x was handed
@@ -98,18 +155,46 @@ func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
 }
 
 // handleServerError answers errors fasthttp detects before the handler
-// runs (body too large, malformed HTTP) in the dialect of the path.
+// runs (body too large, malformed HTTP) in the dialect of the path, with a
+// short message of its own: fasthttp's error text quotes the request head,
+// credentials included, and must reach neither the client nor a log.
 func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
 	d := dialectOfPath(ctx)
-	if _, ok := err.(*fasthttp.ErrSmallBuffer); ok {
+	if len(ctx.Path()) <= 1 {
+		d = dialectOfPrefix(pathInParseError(err))
+	}
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.As(err, &small):
 		s.writeError(ctx, d, fasthttp.StatusRequestHeaderFieldsTooLarge, "request headers too large")
-		return
-	}
-	if err == fasthttp.ErrBodyTooLarge {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		s.writeError(ctx, d, fasthttp.StatusRequestEntityTooLarge, "request body exceeds limits.max_body_bytes")
-		return
+	case errorKind(err) == "timeout":
+		s.writeError(ctx, d, fasthttp.StatusRequestTimeout, "the request was not received in time")
+	default:
+		s.writeError(ctx, d, fasthttp.StatusBadRequest, "malformed HTTP request")
 	}
-	s.writeError(ctx, d, fasthttp.StatusBadRequest, "cannot parse request: "+err.Error())
+}
+
+// pathInParseError finds the request path in the text of a fasthttp parse
+// error, which quotes the start of the request ("contents: \"POST /v1/...").
+// The request is gone by then; the path only picks the dialect of the
+// answer and is never written anywhere.
+func pathInParseError(err error) string {
+	s := err.Error()
+	i := strings.Index(s, `contents: "`)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(`contents: "`):]
+	if i = strings.IndexByte(s, ' '); i < 0 {
+		return ""
+	}
+	s = s[i+1:]
+	if i = strings.IndexByte(s, ' '); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 func clipString(b []byte) string {

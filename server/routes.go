@@ -2,10 +2,12 @@ package server
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/pool"
 )
 
 // op is what a route does.
@@ -39,7 +41,9 @@ var routes = [...]route{
 	{"GET", "/v1/models", opModels, codec.DialectChat},
 	{"GET", "/v1beta/models", opModels, codec.DialectGemini},
 	{"GET", "/healthz", opHealth, codec.DialectUnknown},
+	{"HEAD", "/healthz", opHealth, codec.DialectUnknown},
 	{"GET", "/readyz", opReady, codec.DialectUnknown},
+	{"HEAD", "/readyz", opReady, codec.DialectUnknown},
 	{"GET", "/", opRoot, codec.DialectUnknown},
 	{"HEAD", "/", opRoot, codec.DialectUnknown},
 	{"POST", "/api/event_logging/batch", opTelemetry, codec.DialectUnknown},
@@ -83,19 +87,50 @@ func match(method, path []byte) (rt *route, model []byte, stream bool) {
 	return nil, nil, false
 }
 
+// allowedMethods lists the methods the routes at path take, for a 405's
+// Allow header; "" when no route has that path.
+func allowedMethods(path []byte) string {
+	allow := ""
+	for i := range routes {
+		if r := &routes[i]; string(path) == r.path {
+			if allow != "" {
+				allow += ", "
+			}
+			allow += r.method
+		}
+	}
+	if allow == "" {
+		if _, ok := bytes.CutPrefix(path, geminiModelsPrefix); ok {
+			if r, _, _ := match([]byte("POST"), path); r != nil {
+				return "POST"
+			}
+		}
+	}
+	return allow
+}
+
 // dialectOfPath guesses the dialect of a request that matched no route,
 // so that even a 404 comes in a shape the client parses.
 func dialectOfPath(ctx *fasthttp.RequestCtx) codec.Dialect {
-	path := ctx.Path()
+	if d := dialectOfPrefix(pool.B2S(ctx.Path())); d != codec.DialectChat {
+		return d
+	}
+	if len(ctx.Request.Header.Peek("Anthropic-Version")) > 0 {
+		return codec.DialectAnthropic
+	}
+	return codec.DialectChat
+}
+
+// dialectOfPrefix is the dialect of the routes under path's prefix; Chat
+// (OpenAI's error shape) when none.
+func dialectOfPrefix(path string) codec.Dialect {
 	switch {
-	case bytes.HasPrefix(path, []byte("/v1beta")):
+	case strings.HasPrefix(path, "/v1beta"):
 		return codec.DialectGemini
-	case bytes.HasPrefix(path, []byte("/v1/messages")):
+	case strings.HasPrefix(path, "/v1/messages"):
 		return codec.DialectAnthropic
-	case bytes.HasPrefix(path, []byte("/v1/responses")):
+	case strings.HasPrefix(path, "/v1/responses"):
 		return codec.DialectResponses
-	case len(ctx.Request.Header.Peek("Anthropic-Version")) > 0:
-		return codec.DialectAnthropic
 	}
 	return codec.DialectChat
 }

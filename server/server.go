@@ -92,6 +92,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	s.srv = &fasthttp.Server{
 		Handler:               s.handle,
 		ErrorHandler:          s.handleServerError,
+		ExpectHandler:         s.expectContinue,
 		Name:                  "slipstream",
 		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes.N()),
 		ReadBufferSize:        8 << 10, // per connection; headers beyond it get 431 in the dialect
@@ -103,7 +104,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		// Bodies are read by the handler, after admission, into pooled
 		// buffers of their exact size (see body.go).
 		StreamRequestBody: true,
-		Logger:            s.log,
+		Logger:            fasthttpLogger{s.log},
 	}
 	return s, nil
 }
