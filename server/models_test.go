@@ -74,7 +74,7 @@ aliases:
   "claude-*": up/llama-4
 `
 	base, _ := startServer(t, yml, up.URL)
-	want := `["llama-3-70b","qwen-coder","llama-4","claude-opus-4-8","claude-sonnet-5","claude-haiku-4-5-20251001","claude-haiku-4-5"]`
+	want := `["llama-3-70b","qwen-coder","llama-4","claude-opus-4-8","claude-sonnet-5","claude-haiku-4-5-20251001","claude-haiku-4-5","claude-fable-5"]`
 	for i := 0; i < 3; i++ {
 		openai := getModels(t, base, "/v1/models")
 		if got := gjson.Get(openai, "data.#.id").Raw; got != want {
@@ -82,7 +82,7 @@ aliases:
 		}
 	}
 	anth := getModels(t, base, "/v1/models", "X-Api-Key", "x")
-	if got := gjson.Get(anth, "data.#.id").Raw; got != want || gjson.Get(anth, "last_id").Str != "claude-haiku-4-5" {
+	if got := gjson.Get(anth, "data.#.id").Raw; got != want || gjson.Get(anth, "last_id").Str != "claude-fable-5" {
 		t.Fatalf("anthropic list = %s", anth)
 	}
 	gem := getModels(t, base, "/v1beta/models")
@@ -113,7 +113,7 @@ aliases:
 `
 	base, _ := startServer(t, yml, "")
 	got := gjson.Get(getModels(t, base, "/v1/models", "Authorization", "Bearer sk-claude-only"), "data.#.id").Raw
-	if got != `["claude-opus-4-8","claude-sonnet-5","claude-haiku-4-5-20251001","claude-haiku-4-5"]` {
+	if got != `["claude-opus-4-8","claude-sonnet-5","claude-haiku-4-5-20251001","claude-haiku-4-5","claude-fable-5"]` {
 		t.Fatalf("list for a claude-only key = %s", got)
 	}
 }
@@ -127,5 +127,32 @@ func TestUnknownModelNamesConfigured(t *testing.T) {
 	msg := gjson.GetBytes(body, "error.message").Str
 	if status != 404 || !strings.Contains(msg, "gpt-9") || !strings.Contains(msg, "fast, exact-model") || !strings.Contains(msg, "claude-*, mock*") {
 		t.Fatalf("404 = %d %s", status, body)
+	}
+}
+
+// TestPatternAliasKeepsKeyPolicy: a key is checked against the name the
+// client sent, not the alias's target: a key for claude-* may use a
+// pattern alias to a GPT model, and may not name that model itself.
+func TestPatternAliasKeepsKeyPolicy(t *testing.T) {
+	yml := `keys:
+  - {name: k, key: sk-claude-only, models: ["claude-*"]}
+providers:
+  - {name: m, kind: mock, models: ["mock*"]}
+aliases:
+  "claude-*": m/mock-gpt
+`
+	base, _ := startServer(t, yml, "")
+	ask := func(model string) int {
+		status, _, _ := post(t, base+"/v1/messages", `{"model":"`+model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, "X-Api-Key", "sk-claude-only")
+		return status
+	}
+	if s := ask("claude-opus-4-8"); s != 200 {
+		t.Fatalf("claude-opus-4-8 through the alias: %d", s)
+	}
+	if s := ask("claude-opus-4-6[1m]"); s != 200 {
+		t.Fatalf("claude-opus-4-6[1m] through the alias: %d", s)
+	}
+	if s := ask("mock-gpt"); s != 403 {
+		t.Fatalf("the alias's target named directly: %d, want 403", s)
 	}
 }

@@ -7,14 +7,15 @@ package provider
 //
 // Claude Code 2.1.197: claude-opus-4-8 by default and for --model opus,
 // claude-sonnet-5 for --model sonnet, claude-haiku-4-5-20251001 for
-// --model haiku and its small fast calls (read from its bundled model
-// table). Codex CLI 0.171.0: the listed entries of its bundled model
+// --model haiku and its small fast calls, claude-fable-5 for --model
+// fable (each seen in e2e runs). Codex CLI 0.171.0: the listed entries of its bundled model
 // catalog. Gemini: Google's current stable names.
 var KnownModels = []string{
 	"claude-opus-4-8",
 	"claude-sonnet-5",
 	"claude-haiku-4-5-20251001",
 	"claude-haiku-4-5",
+	"claude-fable-5",
 	"gpt-6.2-sol",
 	"gpt-6.2-astra",
 	"gpt-6.1-sol",

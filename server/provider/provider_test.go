@@ -193,7 +193,7 @@ func TestList(t *testing.T) {
 		return nil
 	}
 	got := strings.Join(r.List(fetched, nil), " ")
-	want := "afast zfast exact-a gpt-6.2-sol gpt-6.2-astra gpt-6.1-sol gpt-6.1-terra gpt-6-astra gpt-6-sol gpt-6-luna gpt-5.6-sol gpt-5.6-terra gpt-5.6-luna gpt-5.5 llama-3 llama-4 mock claude-opus-4-8 claude-sonnet-5 claude-haiku-4-5-20251001 claude-haiku-4-5"
+	want := "afast zfast exact-a gpt-6.2-sol gpt-6.2-astra gpt-6.1-sol gpt-6.1-terra gpt-6-astra gpt-6-sol gpt-6-luna gpt-5.6-sol gpt-5.6-terra gpt-5.6-luna gpt-5.5 llama-3 llama-4 mock claude-opus-4-8 claude-sonnet-5 claude-haiku-4-5-20251001 claude-haiku-4-5 claude-fable-5"
 	if got != want {
 		t.Fatalf("List:\n got %s\nwant %s", got, want)
 	}
@@ -201,7 +201,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("List holds a pattern: %s", got)
 	}
 	got = strings.Join(r.List(fetched, func(m string) bool { return Match("claude-*", m) }), " ")
-	if got != "claude-opus-4-8 claude-sonnet-5 claude-haiku-4-5-20251001 claude-haiku-4-5" {
+	if got != "claude-opus-4-8 claude-sonnet-5 claude-haiku-4-5-20251001 claude-haiku-4-5 claude-fable-5" {
 		t.Fatalf("List filtered by key: %s", got)
 	}
 }

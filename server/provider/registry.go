@@ -133,10 +133,10 @@ func (r *Registry) Provider(name string) *Provider {
 // base name, and the base name goes upstream. ok is false when nothing
 // serves model.
 func (r *Registry) Resolve(model string, client codec.Dialect) (t Target, ok bool) {
-	if t, ok := r.aliases[model]; ok {
-		return t, true
-	}
 	if base, cut := CutLongContext(model); cut {
+		if t, ok := r.aliases[model]; ok {
+			return t, true
+		}
 		t, ok = r.resolve(base, client)
 		if ok && !t.Aliased {
 			t.Model, t.Aliased = base, true
