@@ -54,8 +54,10 @@ type exchange struct {
 	answer mock.Answer
 	done   chan error // result of an upstream call run beside a keep-alive loop
 
-	translated bool // the upstream speaks another dialect
-	counting   bool // a count_tokens call forwarded to the provider
+	try        attemptState // credentials and candidates tried (attempt.go)
+	decoded    bool         // x.req holds the client's request
+	translated bool         // the upstream speaks another dialect
+	counting   bool         // a count_tokens call forwarded to the provider
 	splice     modelSplice
 	pass       passBody
 
@@ -145,6 +147,8 @@ func (x *exchange) release() {
 	x.logReq = trimScratch(x.logReq)
 	x.tok = nil
 	x.splice = modelSplice{}
+	x.try.reset()
+	x.decoded = false
 	exchangePool.Put(x)
 }
 
@@ -201,8 +205,12 @@ func (x *exchange) logAccess() {
 	if x.ts != nil {
 		u = x.ts.Usage()
 	}
-	x.s.log.Printf("%s key=%q model=%q provider=%q status=%d result=%s stream=%v body=%d in=%d out=%d estimated=%v",
-		x.logReq, key, x.model, prov, x.status, x.result, x.stream, x.size, u.Input, u.Output, u.Estimated)
+	cred := "-"
+	if x.try.cred != nil {
+		cred = x.try.cred.Name // the configured name, never the secret
+	}
+	x.s.log.Printf("%s key=%q model=%q provider=%q status=%d result=%s stream=%v body=%d in=%d out=%d estimated=%v credential=%q attempts=%d",
+		x.logReq, key, x.model, prov, x.status, x.result, x.stream, x.size, u.Input, u.Output, u.Estimated, cred, x.try.attempts)
 }
 
 // appendRequestLine appends the request's method and path, each quoted.

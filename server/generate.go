@@ -15,14 +15,13 @@ func (s *Server) generate(x *exchange) bool {
 	if !x.prepare() {
 		return false
 	}
-	p := x.target.Provider
-	switch {
-	case p.IsMock():
+	if x.target.Provider.IsMock() {
 		return s.serveMock(x)
-	case p.Dialect == x.rt.dialect:
-		return s.forwardSame(x)
 	}
-	return s.forwardTranslated(x)
+	if !x.pickFirst() {
+		return false
+	}
+	return s.forward(x)
 }
 
 // prepare validates the body, finds the model and its target, and checks
@@ -66,7 +65,7 @@ func (x *exchange) prepare() bool {
 // upstream run the other. On failure it has written the error.
 func (x *exchange) readTop() bool {
 	ctx, d := x.ctx, x.rt.dialect
-	var top [2][]byte // model, stream
+	var top [len(topKeys)][]byte
 	dup, ok := codec.ValidShapeTop(x.body, topKeys[:], top[:])
 	if !ok {
 		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
@@ -76,6 +75,7 @@ func (x *exchange) readTop() bool {
 		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the request body has more than one \""+topKeys[dup]+"\" member")
 		return false
 	}
+	x.try.meta, x.try.cacheKey = top[2], top[3]
 	if d == codec.DialectGemini {
 		return true
 	}
@@ -116,5 +116,6 @@ func (x *exchange) unescapeModel() bool {
 	return true
 }
 
-// topKeys are the members prepare reads while it validates the body.
-var topKeys = [2]string{"model", "stream"}
+// topKeys are the members prepare reads while it validates the body;
+// metadata and prompt_cache_key name a conversation for affinity.
+var topKeys = [4]string{"model", "stream", "metadata", "prompt_cache_key"}

@@ -45,7 +45,7 @@ func (x *exchange) callAsync() {
 			x.done <- errPanic
 		}
 	}()
-	x.done <- x.call()
+	x.done <- x.attempts()
 }
 
 // afterCall answers from a finished upstream call, before any byte was sent

@@ -34,38 +34,6 @@ func (x *exchange) decodeClient() bool {
 	return true
 }
 
-// forwardTranslated serves a request through a provider of another
-// dialect: the request is rewritten in one pass into one pooled buffer,
-// and the response translated event by event. It reports whether x was
-// handed off.
-func (s *Server) forwardTranslated(x *exchange) bool {
-	d, up := x.rt.dialect, x.target.Provider.Dialect
-	if !translate.Supported(d) || !translate.Supported(up) {
-		s.writeError(x.ctx, d, fasthttp.StatusNotImplemented, "translation from "+d.String()+" to "+up.String()+" is not available")
-		return false
-	}
-	if !x.decodeClient() {
-		return false
-	}
-	body := x.body
-	x.upBody = pool.Get(translate.RequestSizeHint(len(body)))
-	var err error
-	x.upBody.B, err = translate.AppendRequest(up, x.upBody.B[:0], &x.req, x.upModel)
-	if err != nil {
-		s.writeError(x.ctx, d, fasthttp.StatusBadRequest, err.Error())
-		return false
-	}
-	x.buildUpstream(false)
-	x.upReq.SetBodyRaw(x.upBody.B)
-	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
-	x.ts.SetEstimate(x)
-	if x.stream && s.keepalive() > 0 {
-		return s.callWithKeepalive(x, true)
-	}
-	x.translated = true
-	return x.afterCall(x.call())
-}
-
 // respondTranslated answers from the upstream response headers: errors are
 // rewritten into the client's error shape with the upstream's status,
 // streams are pumped, and a whole body is translated at once.

@@ -49,7 +49,7 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 		if x.counting {
 			url = append(url, "/count_tokens"...) // Anthropic: /v1/messages/count_tokens
 		}
-		if q := x.ctx.URI().QueryString(); copyHeaders && len(q) > 0 {
+		if q := x.clientQuery(); copyHeaders && len(q) > 0 {
 			url = append(url, '?')
 			url = append(url, q...)
 		}
@@ -57,17 +57,21 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	uri.UpdateBytes(url)
 	x.out = url[:0]
 	if copyHeaders {
-		upstream.CopyRequestHeaders(&r.Header, &x.ctx.Request.Header)
+		upstream.CopyRequestHeaders(&r.Header, x.clientHeader())
 	}
 	r.Header.SetContentType("application/json")
 	x.setCredential()
 }
 
-// setCredential puts the provider's next key where its API wants it.
+// setCredential puts the attempt's credential (see pickFirst), else the
+// provider's next one, where its API wants it.
 func (x *exchange) setCredential() {
 	p := x.target.Provider
 	h := &x.upReq.Header
-	cred := p.Next()
+	cred := x.try.cred
+	if cred == nil {
+		cred = p.Next()
+	}
 	if cred == nil {
 		return
 	}

@@ -200,7 +200,7 @@ func TestMarshalRedacted(t *testing.T) {
 			t.Fatalf("secret %q printed:\n%s", secret, s)
 		}
 	}
-	for _, want := range []string{"name: laptop", "key: REDACTED", "- REDACTED", "base_url: https://api.openai.com/v1", "api: chat", "max_body_bytes: 64MiB", "connect: 10s", "keepalive: 15s", "fast: o/gpt-5-mini", "reply: Hello from the slipstream mock provider."} {
+	for _, want := range []string{"name: laptop", "key: REDACTED", "- key: REDACTED", "base_url: https://api.openai.com/v1", "api: chat", "max_body_bytes: 64MiB", "connect: 10s", "keepalive: 15s", "fast: o/gpt-5-mini", "reply: Hello from the slipstream mock provider."} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("printed config lacks %q:\n%s", want, s)
 		}
@@ -212,5 +212,31 @@ func TestMarshalRedacted(t *testing.T) {
 	}
 	if back.Listen != c.Listen || back.Providers[0].BaseURL != c.Providers[0].BaseURL || back.Limits != c.Limits {
 		t.Fatalf("round trip changed the config:\n%s", s)
+	}
+}
+
+func TestProviderKeyForms(t *testing.T) {
+	yml := "providers:\n  - name: o\n    kind: openai\n    strategy: weighted\n    keys:\n      - sk-plain-one\n      - {key: sk-object-two, name: team, weight: 3}\n    models: [\"*\"]\nkeys:\n  - {name: ci, key_sha256: " + strings.Repeat("ab", 32) + ", rpm: 5, tpm: 1000, budget: 100000, period: monthly}\n"
+	c, err := Parse([]byte(yml), env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := c.Providers[0].Keys
+	if len(k) != 2 || k[0].Key != "sk-plain-one" || k[0].Name != "key#0" || k[0].Weight != 1 || k[1].Key != "sk-object-two" || k[1].Name != "team" || k[1].Weight != 3 {
+		t.Fatalf("keys = %+v", k)
+	}
+	if c.Keys[0].RPM != 5 || c.Keys[0].Period != PeriodMonthly {
+		t.Fatalf("client key = %+v", c.Keys[0])
+	}
+	out, err := c.MarshalRedacted()
+	if err != nil || strings.Contains(string(out), "sk-") || !strings.Contains(string(out), "name: team") {
+		t.Fatalf("redacted print:\n%s", out)
+	}
+	bad := "providers:\n  - name: o\n    kind: openai\n    strategy: random\n    keys: [{key: a, nam: x}]\n    models: [\"*\"]\nfallbacks: {m: [nowhere/x, o]}\nkeys:\n  - {name: ci, key: a, key_sha256: zz}\n"
+	_, err = Parse([]byte(bad), env())
+	for _, want := range []string{"strategy", "keys[0].nam", "nowhere", "want provider/model", "key_sha256"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v lacks %q", err, want)
+		}
 	}
 }

@@ -28,6 +28,13 @@ type Config struct {
 	Timeouts Timeouts `yaml:"timeouts"`
 	// Log configures the access log.
 	Log Log `yaml:"log"`
+	// Fallbacks name, per client-facing model, the "provider/model"
+	// targets tried in order when every credential of every provider
+	// serving the model failed or is cooling down (translated as needed).
+	Fallbacks map[string][]string `yaml:"fallbacks"`
+	// Failover bounds retries across credentials, providers and
+	// fallbacks, and sets the cooldowns (see failover.go).
+	Failover Failover `yaml:"failover"`
 }
 
 // Key is one client key and its policy.
@@ -37,9 +44,25 @@ type Key struct {
 	// Key is the secret the client sends (Authorization: Bearer, x-api-key
 	// or x-goog-api-key). It is never printed (check -print redacts it).
 	Key string `yaml:"key" secret:"true"`
+	// KeySHA256 is the hex SHA-256 digest of the key, for a file that
+	// must not hold the secret itself (`printf %s "$KEY" | sha256sum`).
+	// Set Key or KeySHA256, not both.
+	KeySHA256 string `yaml:"key_sha256"`
 	// Models are glob patterns of model names this key may use. Default
 	// ["*"].
 	Models []string `yaml:"models"`
+	// RPM caps requests per minute (a token bucket of RPM requests
+	// refilled evenly over a minute). Default 0: no cap.
+	RPM int64 `yaml:"rpm"`
+	// TPM caps tokens per minute, charged from each response's real usage
+	// (input + output): a request is refused while the key is over its
+	// bucket. Default 0: no cap.
+	TPM int64 `yaml:"tpm"`
+	// Budget caps the tokens (input + output) used per Period. Default 0:
+	// no budget.
+	Budget int64 `yaml:"budget"`
+	// Period is the budget's period, daily (default) or monthly, in UTC.
+	Period string `yaml:"period"`
 }
 
 // Provider kinds.
@@ -69,9 +92,23 @@ type Provider struct {
 	// https://api.anthropic.com, https://api.openai.com/v1,
 	// https://generativelanguage.googleapis.com.
 	BaseURL string `yaml:"base_url"`
-	// Keys are the provider's credentials, used round-robin. Never
+	// Keys are the provider's credentials: each a string (the secret) or
+	// {key, name, weight}. Only names reach logs; secrets are never
 	// printed.
-	Keys []string `yaml:"keys" secret:"true"`
+	Keys []ProviderKey `yaml:"keys"`
+	// Strategy picks among the credentials: round-robin (default),
+	// fill-first (the first usable one in file order) or weighted
+	// (round-robin in proportion to each key's weight).
+	Strategy string `yaml:"strategy"`
+	// Affinity keeps one conversation on one credential, so the
+	// provider's prompt cache stays warm: the conversation is named by
+	// AffinityHeader when set, else Claude Code's
+	// x-claude-code-session-id or metadata.user_id, or Codex's
+	// session-id / session_id header or prompt_cache_key. A cooling
+	// credential is skipped as usual. Default false.
+	Affinity bool `yaml:"affinity"`
+	// AffinityHeader is a request header naming the conversation.
+	AffinityHeader string `yaml:"affinity_header"`
 	// Models are the client-facing model names served here: exact names
 	// or glob patterns (* and ?). An exact name wins over any pattern; a
 	// more specific pattern wins over a less specific one (README,

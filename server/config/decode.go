@@ -79,6 +79,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	pv := v.Addr()
+	if sf, ok := pv.Interface().(scalarForm); ok && n.Kind == yaml.ScalarNode {
+		sf.setScalar(n.Value)
+		return
+	}
 	if pv.Type().Implements(yamlUnmarshaler) {
 		if err := pv.Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
 			d.add(n, path, "%s", d.reword(err))

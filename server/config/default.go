@@ -10,7 +10,7 @@ func Default(lookup func(string) (string, bool)) *Config {
 	c := &Config{Listen: DefaultListen}
 	add := func(env string, p Provider) {
 		if v, ok := lookup(env); ok && v != "" {
-			p.Keys = []string{v}
+			p.Keys = []ProviderKey{{Key: v}}
 			c.Providers = append(c.Providers, p)
 		}
 	}

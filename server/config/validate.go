@@ -58,6 +58,7 @@ func (c *Config) applyDefaults() {
 	for i := range c.Providers {
 		c.Providers[i].applyDefaults()
 	}
+	c.Failover.applyDefaults()
 }
 
 func (t *Timeouts) applyDefaults() {
@@ -88,6 +89,7 @@ func (p *Provider) applyDefaults() {
 	if p.CountTokens == "" {
 		p.CountTokens = "local"
 	}
+	p.applyKeyDefaults()
 	if p.Kind == KindMock {
 		if p.Reply == "" {
 			p.Reply = DefaultMockReply
@@ -115,6 +117,8 @@ func (c *Config) Validate() Problems {
 	c.validateAliases(add)
 	c.Limits.validate(add)
 	c.Timeouts.validate(add)
+	c.Failover.validate(add)
+	c.validateFallbacks(add)
 	return ps
 }
 
@@ -123,7 +127,10 @@ func (c *Config) validateKeys(add func(string, string, ...any)) {
 	names := map[string]bool{}
 	for i, k := range c.Keys {
 		path := fmt.Sprintf("keys[%d]", i)
-		checkSecret(path+".key", k.Key, add)
+		if k.KeySHA256 == "" {
+			checkSecret(path+".key", k.Key, add)
+		}
+		k.validatePolicy(path, add)
 		if seen[k.Key] && k.Key != "" {
 			add(path+".key", "the same key is listed twice (key %q)", k.Name)
 		}
@@ -241,9 +248,7 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 		if len(p.Keys) == 0 {
 			add(path+".keys", "a %s provider needs at least one key", p.Kind)
 		}
-		for j, k := range p.Keys {
-			checkSecret(fmt.Sprintf("%s.keys[%d]", path, j), k, add)
-		}
+		p.validateKeys(path, add)
 		checkBaseURL(path+".base_url", p.BaseURL, add)
 	case KindMock:
 		if p.Chunks < 0 {

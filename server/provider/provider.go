@@ -2,9 +2,9 @@
 // resolves a client-facing model name to the provider and upstream model
 // that serve it, and hands out each provider's credentials.
 //
-// A provider holds a list of credentials from day one; selection is
-// round-robin now, and cooldowns and failover will extend Next without
-// changing its callers.
+// A provider holds a pool of credentials, picked by its strategy (see
+// credentials.go); a failing (credential, model) pair rests in a cooldown
+// table shared by the registry's providers.
 package provider
 
 import (
@@ -25,39 +25,19 @@ type Provider struct {
 	Models  []string
 	Config  *config.Provider
 
-	creds []Credential
-	next  atomic.Uint64
-}
-
-// Credential is one key of a provider. The secret never reaches a log:
-// String prints a fingerprint.
-type Credential struct {
-	Secret string
-	Index  int
-}
-
-// String identifies the credential without revealing it.
-func (c *Credential) String() string {
-	if len(c.Secret) < 8 {
-		return "key#" + itoa(c.Index)
-	}
-	return "key#" + itoa(c.Index) + "(..." + c.Secret[len(c.Secret)-4:] + ")"
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
+	creds    []Credential
+	next     atomic.Uint64
+	strategy string
+	wheel    []uint16 // credential indices in weighted order (strategy weighted)
+	cool     Cooldowns
+	affinity bool
 }
 
 // New builds a Provider from its configuration.
 func New(c *config.Provider) *Provider {
 	p := &Provider{Name: c.Name, Kind: c.Kind, BaseURL: c.BaseURL, Models: c.Models, Config: c}
 	p.Dialect = dialectOf(c)
-	for i, k := range c.Keys {
-		p.creds = append(p.creds, Credential{Secret: k, Index: i})
-	}
+	p.initCredentials(c)
 	return p
 }
 
@@ -85,12 +65,12 @@ func (p *Provider) Serves(model string) bool { return MatchAny(p.Models, model) 
 // speaks reports whether p answers client without translation.
 func (p *Provider) speaks(client codec.Dialect) bool { return p.Dialect == client || p.IsMock() }
 
-// Next returns the credential to use for the next request, round-robin,
-// or nil when the provider has none (mock).
+// Next returns the credential to use for the next request by the
+// provider's strategy, ignoring cooldowns, or nil when the provider has
+// none (mock). Requests use Pick.
 func (p *Provider) Next() *Credential {
 	if len(p.creds) == 0 {
 		return nil
 	}
-	i := p.next.Add(1) - 1
-	return &p.creds[i%uint64(len(p.creds))]
+	return &p.creds[p.start(0)]
 }

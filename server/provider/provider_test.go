@@ -32,7 +32,7 @@ func TestMatch(t *testing.T) {
 func TestResolve(t *testing.T) {
 	cfg := &config.Config{
 		Providers: []config.Provider{
-			{Name: "chat", Kind: "openai", API: "chat", Models: []string{"gpt-*", "shared-*"}, Keys: []string{"a", "b"}},
+			{Name: "chat", Kind: "openai", API: "chat", Models: []string{"gpt-*", "shared-*"}, Keys: []config.ProviderKey{{Key: "a"}, {Key: "b"}}},
 			{Name: "resp", Kind: "openai", API: "responses", Models: []string{"shared-*"}},
 			{Name: "claude", Kind: "anthropic", Models: []string{"claude-*"}},
 			{Name: "mock", Kind: "mock", Models: []string{"mock*"}},

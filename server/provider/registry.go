@@ -24,6 +24,8 @@ type Registry struct {
 	rules      []rule                 // patterns, most specific first
 	names      []string               // exact aliases and literal models, for lists
 	configured string                 // what is configured, clipped, for 404s
+	fallbacks  map[string][]Target    // per client-facing model (config fallbacks)
+	cool       Cooldowns
 }
 
 // Target is where a request goes: a provider and the model name to send it.
@@ -49,6 +51,16 @@ func NewRegistry(c *config.Config) *Registry {
 	r := &Registry{aliases: map[string]Target{}, exact: map[string][]*Provider{}}
 	for i := range c.Providers {
 		r.providers = append(r.providers, New(&c.Providers[i]))
+	}
+	r.SetCooldowns(NewLocal())
+	r.fallbacks = map[string][]Target{}
+	for model, ts := range c.Fallbacks {
+		for _, t := range ts {
+			prov, m, _ := strings.Cut(t, "/")
+			if p := r.Provider(prov); p != nil && !p.IsMock() {
+				r.fallbacks[model] = append(r.fallbacks[model], Target{Provider: p, Model: m, Aliased: m != model})
+			}
+		}
 	}
 	aliasNames := make([]string, 0, len(c.Aliases))
 	for name := range c.Aliases {

@@ -1,0 +1,323 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"slipstream/codec"
+	"slipstream/server/config"
+)
+
+// credUpstream is a stub provider that answers per credential: answer
+// returns the status (0: 200 with the dialect's reply for the path) and
+// extra headers. It records the credentials it saw, in order.
+type credUpstream struct {
+	mu     sync.Mutex
+	seen   []string
+	answer func(cred string, n int) (status int, hdr map[string]string)
+}
+
+func (u *credUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	cred := r.Header.Get("X-Api-Key") + r.Header.Get("X-Goog-Api-Key") + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	u.mu.Lock()
+	u.seen = append(u.seen, cred)
+	n := len(u.seen)
+	u.mu.Unlock()
+	status, hdr := 0, map[string]string(nil)
+	if u.answer != nil {
+		status, hdr = u.answer(cred, n)
+	}
+	for k, v := range hdr {
+		w.Header().Set(k, v)
+	}
+	if status != 0 && status != 200 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"error":{"type":"x","message":"stub %d"}}`, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, replyFor(r.URL.Path))
+}
+
+func (u *credUpstream) creds() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return strings.Join(u.seen, " ")
+}
+
+func replyFor(path string) string {
+	switch {
+	case strings.HasSuffix(path, "/messages"):
+		return anthropicReply
+	case strings.HasSuffix(path, "/chat/completions"):
+		return chatReply
+	case strings.HasSuffix(path, "/responses"):
+		return responsesReply
+	}
+	return geminiReply
+}
+
+// fakeClock is an injectable clock for cooldown tests.
+type fakeClock struct{ ns atomic.Int64 }
+
+func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+func startClockServer(t *testing.T, yml string, clock *fakeClock) string {
+	t.Helper()
+	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	clock.ns.Store(time.Unix(1767225600, 0).UnixNano())
+	s, err := New(cfg, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ln); close(done) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+var dialectCases = []struct {
+	d      codec.Dialect
+	name   string
+	kind   string // provider kind and api
+	suffix string // base URL suffix
+	body   string
+	path   string
+	shape  string // gjson path that a success body has
+}{
+	{codec.DialectAnthropic, "anthropic", "kind: anthropic", "", `{"model":"m1","max_tokens":16,"messages":[{"role":"user","content":"hi"}]%s}`, "/v1/messages", "content.0.text"},
+	{codec.DialectChat, "chat", "kind: openai, api: chat", "/v1", `{"model":"m1","messages":[{"role":"user","content":"hi"}]%s}`, "/v1/chat/completions", "choices.0.message"},
+	{codec.DialectResponses, "responses", "kind: openai, api: responses", "/v1", `{"model":"m1","input":"hi"%s}`, "/v1/responses", "output.0"},
+	{codec.DialectGemini, "gemini", "kind: gemini", "", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]%s}`, "/v1beta/models/m1:generateContent", "candidates.0"},
+}
+
+func clientRequest(i int, stream bool) (path, body string) {
+	c := dialectCases[i]
+	extra := ""
+	if stream && c.d != codec.DialectGemini {
+		extra = `,"stream":true`
+	}
+	path = c.path
+	if stream && c.d == codec.DialectGemini {
+		path = "/v1beta/models/m1:streamGenerateContent?alt=sse"
+	}
+	return path, fmt.Sprintf(c.body, extra)
+}
+
+// TestFailoverRevokedKey: with keys ["sk-revoked","sk-right"] every
+// request succeeds; the revoked key is tried once and then rests.
+func TestFailoverRevokedKey(t *testing.T) {
+	up := &credUpstream{answer: func(cred string, _ int) (int, map[string]string) {
+		if cred == "sk-revoked" {
+			return 401, nil
+		}
+		return 0, nil
+	}}
+	u := newUpstream(t, up)
+	base, _ := startServer(t, "providers:\n  - {name: o, kind: openai, base_url: \"${UP}/v1\", keys: [sk-revoked, sk-right], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", u.URL)
+	path, body := clientRequest(1, false)
+	for i := 0; i < 8; i++ {
+		if status, _, b := post(t, base+path, body); status != 200 {
+			t.Fatalf("request %d: %d %s", i, status, b)
+		}
+	}
+	if got := up.creds(); strings.Count(got, "sk-revoked") != 1 || strings.Count(got, "sk-right") != 8 {
+		t.Fatalf("credentials used: %s", got)
+	}
+}
+
+// TestCooldownRetryAfter: a credential answering 429 with Retry-After: 2
+// rests 2 s (on slipstream's clock) and is used again after.
+func TestCooldownRetryAfter(t *testing.T) {
+	var limited atomic.Bool
+	limited.Store(true)
+	up := &credUpstream{answer: func(cred string, _ int) (int, map[string]string) {
+		if cred == "a" && limited.Swap(false) {
+			return 429, map[string]string{"Retry-After": "2"}
+		}
+		return 0, nil
+	}}
+	u := newUpstream(t, up)
+	clock := &fakeClock{}
+	base := startClockServer(t, "providers:\n  - {name: o, kind: openai, strategy: fill-first, base_url: \""+u.URL+"/v1\", keys: [a, b], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", clock)
+	path, body := clientRequest(1, false)
+	send := func() {
+		t.Helper()
+		if status, _, b := post(t, base+path, body); status != 200 {
+			t.Fatalf("%d %s", status, b)
+		}
+	}
+	send()                                 // a: 429, then b
+	clock.advance(1900 * time.Millisecond) // a still rests
+	send()
+	clock.advance(200 * time.Millisecond) // 2.1 s: a is back
+	send()
+	if got := up.creds(); got != "a b b a" {
+		t.Fatalf("credentials used: %q, want \"a b b a\"", got)
+	}
+}
+
+// TestFailoverAcrossProviders: a provider failing before its first byte
+// (503) hands the request to a second provider serving the model, in
+// every pair of client and provider dialects; the client sees one clean
+// response in its own dialect.
+func TestFailoverAcrossProviders(t *testing.T) {
+	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 503, nil }}
+	good := &credUpstream{}
+	ub, ug := newUpstream(t, bad), newUpstream(t, good)
+	for ci, c := range dialectCases {
+		for _, p := range dialectCases {
+			t.Run(c.name+"_to_"+p.name, func(t *testing.T) {
+				yml := fmt.Sprintf("providers:\n  - {name: bad, %s, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, %s, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 0s}\n",
+					c.kind, ub.URL+c.suffix, p.kind, ug.URL+p.suffix)
+				base, _ := startServer(t, yml, "")
+				path, body := clientRequest(ci, false)
+				status, _, b := post(t, base+path, body)
+				if status != 200 || !gjson.GetBytes(b, c.shape).Exists() {
+					t.Fatalf("%d %s", status, b)
+				}
+			})
+		}
+	}
+}
+
+// TestFailoverStreamWithKeepalive: a streamed request fails over on the
+// keep-alive path (the attempts run beside the ping timer).
+func TestFailoverStreamWithKeepalive(t *testing.T) {
+	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
+	ub := newUpstream(t, bad)
+	rc := sameRoutes["anthropic"]
+	good := newUpstream(t, &recorder{contentType: "text/event-stream", reply: rc.stream})
+	yml := fmt.Sprintf("providers:\n  - {name: bad, kind: anthropic, base_url: %q, keys: [kb], models: [\"claude-*\"]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [\"claude-*\"]}\ntimeouts: {keepalive: 1s}\n", ub.URL, good.URL)
+	base, _ := startServer(t, yml, "")
+	status, _, b := post(t, base+rc.path, fmt.Sprintf(rc.body, "true"))
+	if status != 200 || string(b) != rc.stream {
+		t.Fatalf("%d %q", status, b)
+	}
+}
+
+// TestNoFailoverAfterFirstByte: a stream that breaks after its first
+// event ends with the dialect's error event; no second provider is tried.
+func TestNoFailoverAfterFirstByte(t *testing.T) {
+	broken := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n")
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	})
+	ub := newUpstream(t, broken)
+	good := &credUpstream{}
+	ug := newUpstream(t, good)
+	yml := fmt.Sprintf("providers:\n  - {name: bad, kind: anthropic, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 0s}\n", ub.URL, ug.URL)
+	base, _ := startServer(t, yml, "")
+	path, body := clientRequest(0, true)
+	status, _, b := post(t, base+path, body)
+	if status != 200 || !strings.Contains(string(b), "message_start") || !strings.Contains(string(b), "event: error") {
+		t.Fatalf("%d %q", status, b)
+	}
+	if good.creds() != "" {
+		t.Fatalf("failed over after the first byte: %q", good.creds())
+	}
+}
+
+// TestAllCooling: when every candidate rests, the client gets 429 with
+// Retry-After at the soonest recovery, in its dialect, and no upstream
+// call is made.
+func TestAllCooling(t *testing.T) {
+	up := &credUpstream{answer: func(string, int) (int, map[string]string) {
+		return 429, map[string]string{"Retry-After": "30"}
+	}}
+	u := newUpstream(t, up)
+	for i, c := range dialectCases {
+		t.Run(c.name, func(t *testing.T) {
+			clock := &fakeClock{}
+			base := startClockServer(t, fmt.Sprintf("providers:\n  - {name: p, %s, base_url: %q, keys: [a, b], models: [m1]}\ntimeouts: {keepalive: 0s}\n", c.kind, u.URL+c.suffix), clock)
+			path, body := clientRequest(i, false)
+			if status, h, _ := post(t, base+path, body); status != 429 || h.Get("Retry-After") != "30" {
+				t.Fatalf("first: %d retry-after %q", status, h.Get("Retry-After"))
+			}
+			before := up.creds()
+			clock.advance(10 * time.Second)
+			status, h, b := post(t, base+path, body)
+			if status != 429 || h.Get("Retry-After") != "20" {
+				t.Fatalf("all cooling: %d retry-after %q %s", status, h.Get("Retry-After"), b)
+			}
+			shape := "openai"
+			switch c.d {
+			case codec.DialectAnthropic:
+				shape = "anthropic"
+			case codec.DialectGemini:
+				shape = "gemini"
+			}
+			checkShape(t, shape, b)
+			if up.creds() != before {
+				t.Fatal("an upstream call was made while every credential rests")
+			}
+		})
+	}
+}
+
+// TestAffinity: one conversation stays on one credential over 20
+// requests; requests without a session spread round-robin.
+func TestAffinity(t *testing.T) {
+	up := &credUpstream{}
+	u := newUpstream(t, up)
+	base, _ := startServer(t, "providers:\n  - {name: a, kind: anthropic, affinity: true, base_url: \"${UP}\", keys: [k1, k2, k3], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", u.URL)
+	path, body := clientRequest(0, false)
+	for i := 0; i < 20; i++ {
+		if status, _, b := post(t, base+path, body, "X-Claude-Code-Session-Id", "session-1"); status != 200 {
+			t.Fatalf("%d %s", status, b)
+		}
+	}
+	first := strings.Fields(up.creds())
+	for _, c := range first {
+		if c != first[0] {
+			t.Fatalf("session moved between credentials: %v", first)
+		}
+	}
+	withMeta := `{"model":"m1","max_tokens":16,"metadata":{"user_id":"user_abc_session_42"},"messages":[{"role":"user","content":"hi"}]}`
+	for i := 0; i < 20; i++ {
+		post(t, base+path, withMeta)
+	}
+	meta := strings.Fields(up.creds())[20:]
+	for _, c := range meta {
+		if c != meta[0] {
+			t.Fatalf("metadata.user_id session moved: %v", meta)
+		}
+	}
+	for i := 0; i < 6; i++ {
+		post(t, base+path, body)
+	}
+	spread := map[string]int{}
+	for _, c := range strings.Fields(up.creds())[40:] {
+		spread[c]++
+	}
+	if len(spread) != 3 {
+		t.Fatalf("requests without a session did not spread: %v", spread)
+	}
+}
