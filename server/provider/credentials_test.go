@@ -26,7 +26,9 @@ func picks(p *Provider, n int, session uint64, now int64) string {
 }
 
 func TestPickStrategies(t *testing.T) {
-	k := func(name string, w int) config.ProviderKey { return config.ProviderKey{Key: "s" + name, Name: name, Weight: w} }
+	k := func(name string, w int) config.ProviderKey {
+		return config.ProviderKey{Key: "s" + name, Name: name, Weight: w}
+	}
 	f := func(p *Provider, want string) {
 		t.Helper()
 		if got := picks(p, len(want), 0, 0); got != want {
