@@ -103,7 +103,7 @@ func TestProblemsNeverQuoteSecrets(t *testing.T) {
 	const mock = "  - {name: m, kind: mock, models: [x]}\n"
 	f("keys:\n  - {name: a, key: {x: sk-secret-1}}\nproviders:\n"+mock, "line 2: keys[0].key: want a string, got a mapping")
 	f("providers:\n  - {name: o, kind: openai, keys: sk-secret-2, models: [x]}\n", "line 2: providers[0].keys: want a list, got (a value not shown")
-	f("providers:\n  - {name: o, kind: openai, keys: [[sk-secret-3]], models: [x]}\n", "line 2: providers[0].keys[0]: want a string, got a list")
+	f("providers:\n  - {name: o, kind: openai, keys: [[sk-secret-3]], models: [x]}\n", "line 2: providers[0].keys[0]: want a string or a mapping {key, name, weight}, got a list")
 }
 
 func TestParseSize(t *testing.T) {

@@ -95,7 +95,9 @@ type Provider struct {
 	// Keys are the provider's credentials: each a string (the secret) or
 	// {key, name, weight}. Only names reach logs; secrets are never
 	// printed.
-	Keys []ProviderKey `yaml:"keys"`
+	// (secret:"inside": values below are never quoted in a problem;
+	// check -print redacts only the key itself.)
+	Keys []ProviderKey `yaml:"keys" secret:"inside"`
 	// Strategy picks among the credentials: round-robin (default),
 	// fill-first (the first usable one in file order) or weighted
 	// (round-robin in proportion to each key's weight).

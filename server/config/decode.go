@@ -79,7 +79,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	pv := v.Addr()
-	if sf, ok := pv.Interface().(scalarForm); ok && n.Kind == yaml.ScalarNode {
+	if sf, ok := pv.Interface().(scalarForm); ok && n.Kind != yaml.MappingNode {
+		if n.Kind != yaml.ScalarNode {
+			d.add(n, path, "want a string or a mapping {%s}, got %s", sf.fields(), d.kindName(n))
+			return
+		}
 		sf.setScalar(n.Value)
 		return
 	}
@@ -191,7 +195,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			d.add(k, joinPath(path, k.Value), "%s", msg)
 			continue
 		}
-		if f.Tag.Get("secret") == "true" {
+		if s := f.Tag.Get("secret"); s == "true" || s == "inside" {
 			d.secret++
 			d.decode(val, v.FieldByIndex(f.Index), joinPath(path, k.Value))
 			d.secret--

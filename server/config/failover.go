@@ -20,8 +20,13 @@ type ProviderKey struct {
 // setScalar lets the decoder accept the plain-string form.
 func (k *ProviderKey) setScalar(v string) { k.Key = v }
 
+func (k *ProviderKey) fields() string { return "key, name, weight" }
+
 // scalarForm is a struct type that may also be written as one scalar.
-type scalarForm interface{ setScalar(string) }
+type scalarForm interface {
+	setScalar(string)
+	fields() string // the mapping form's fields, for a problem
+}
 
 // Credential strategies.
 const (
