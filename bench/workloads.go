@@ -22,6 +22,7 @@ var Workloads = []Workload{
 	{"soak", runSoak},
 	{"fieldmix", runFieldmix},
 	{"startup", runStartup},
+	{"ws", runWS},
 }
 
 // Sizes of the generated bodies.

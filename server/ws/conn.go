@@ -50,6 +50,10 @@ type conn struct {
 
 	frames int
 
+	wbuf []byte // frames queued for one socket write
+	werr error  // the first failed socket write
+	fr   flushReader
+
 	state      transcript // owned by t.store
 	prev, next *conn      // t.store's recency list
 }
@@ -63,6 +67,7 @@ func newConn(t *Transport, ctx *fasthttp.RequestCtx) *conn {
 		finished: make(chan struct{}),
 	}
 	c.idle <- struct{}{}
+	c.fr.c = c
 	ctx.Request.Header.CopyTo(&c.hdr)
 	cleanHeaders(&c.hdr)
 	return c
@@ -284,10 +289,67 @@ func (c *conn) closeWith(code int, reason string) {
 	c.setGone()
 }
 
-// write sends one text frame.
+// write sends one text frame now, with any frames queued before it.
 func (c *conn) write(b []byte) error {
-	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-	return c.ws.WriteMessage(websocket.TextMessage, b)
+	c.queue(b)
+	return c.flush()
+}
+
+// queue appends a text frame holding b to the frames not yet sent. Data
+// frames are written by the worker alone, straight to the socket, so that
+// several events read from the upstream at once go out in one write; a
+// socket write is atomic with respect to the control frames the library
+// writes from other goroutines (pongs, close replies, pings), so frames
+// never interleave.
+func (c *conn) queue(b []byte) {
+	w := append(c.wbuf, 0x81) // FIN, text
+	switch n := len(b); {
+	case n < 126:
+		w = append(w, byte(n))
+	case n < 1<<16:
+		w = append(w, 126, byte(n>>8), byte(n))
+	default:
+		w = append(w, 127, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	c.wbuf = append(w, b...)
+	if len(c.wbuf) >= maxQueued {
+		_ = c.flush() // a failure is kept in c.werr
+	}
+}
+
+// maxQueued is how many frame bytes wait for a flush at most.
+const maxQueued = 64 << 10
+
+// flush writes the queued frames. After a failed write every later flush
+// fails too: the client is gone.
+func (c *conn) flush() error {
+	if c.werr != nil || len(c.wbuf) == 0 {
+		c.wbuf = c.wbuf[:0]
+		return c.werr
+	}
+	nc := c.ws.NetConn()
+	_ = nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, c.werr = nc.Write(c.wbuf)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // one huge event does not pin its buffer
+	}
+	c.wbuf = c.wbuf[:0]
+	return c.werr
+}
+
+// flushReader is the upstream stream as relay reads it: before every read,
+// which may block until the upstream sends more, the frames queued so far
+// go out, so no event waits for the next one.
+type flushReader struct {
+	c *conn
+	r io.Reader
+}
+
+func (f *flushReader) Read(p []byte) (int, error) {
+	if err := f.c.flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
 }
 
 func pathOf(h *fasthttp.RequestHeader) string {

@@ -141,7 +141,8 @@ func (c *conn) relay(resp *fasthttp.Response) {
 		return
 	}
 	c.out = pool.Get(4 << 10)
-	c.rd.Reset(stream)
+	c.fr.r = stream
+	c.rd.Reset(&c.fr)
 	r := relayState{}
 	for {
 		ev, err := c.rd.Next()
@@ -151,11 +152,12 @@ func (c *conn) relay(resp *fasthttp.Response) {
 		if r.done {
 			continue // drain: nothing goes out after the terminal event
 		}
-		if err := c.relayEvent(&r, ev.Name, ev.Data); err != nil {
-			c.setGone()
-			break
-		}
+		c.relayEvent(&r, ev.Name, ev.Data)
 	}
+	if c.flush() != nil {
+		c.setGone()
+	}
+	c.fr.r = nil
 	c.setStream(nil)
 	_ = resp.CloseBodyStream()
 	select {
@@ -181,11 +183,11 @@ type relayState struct {
 	outputs   int
 }
 
-// relayEvent handles one event: most are written as they are; an error
+// relayEvent handles one event: most are queued as they are; an error
 // event without a status becomes a wrapped error Codex acts on.
-func (c *conn) relayEvent(r *relayState, name, data []byte) error {
+func (c *conn) relayEvent(r *relayState, name, data []byte) {
 	if len(data) == 0 || data[0] != '{' {
-		return nil // comments, [DONE]
+		return // comments, [DONE]
 	}
 	if len(name) == 0 {
 		name = codec.StrContent(codec.Member(data, "type"))
@@ -207,7 +209,7 @@ func (c *conn) relayEvent(r *relayState, name, data []byte) error {
 			data = c.wrapStreamError(data)
 		}
 	}
-	return c.write(data)
+	c.queue(data)
 }
 
 // noteCompleted takes the response id, and the output items when no
