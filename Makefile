@@ -13,7 +13,7 @@ RACE_PKGS := ./server/... ./codec/sse/ ./pool/ ./codec/translate/ ./chaos/
 STATIC_ENV   := CGO_ENABLED=0
 STATIC_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: all build build-pprof static install run test vet fmt-check unit race e2e-install clean
+.PHONY: all build build-pprof static install run test vet fmt-check unit race fuzz e2e-install clean
 
 all: build
 
@@ -61,6 +61,23 @@ unit:
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
+
+# Every fuzz target of the repository (each func FuzzX in a _test.go file:
+# the cross-package ones in fuzz/ and those beside their code), one at a
+# time, for FUZZTIME each. An input that fails is written by go test to
+# testdata/fuzz/FuzzX/ beside its target, where every later go test runs
+# it as a seed: commit it with the fix. The failing targets are listed at
+# the end.
+FUZZTIME ?= 60s
+fuzz:
+	@failed=""; \
+	for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v -e node_modules -e '^./.git/' | sort); do \
+	  for n in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "== $$(dirname $$f) $$n for $(FUZZTIME)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$n$$" -fuzztime $(FUZZTIME) $$(dirname $$f) || failed="$$failed $$(dirname $$f).$$n"; \
+	  done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failing:$$failed"; exit 1; fi; echo "fuzz: no failure"
 
 # npm packages for the SDK and CLI end-to-end tests (from e2e/package-lock.json).
 e2e-install:
