@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,7 +245,9 @@ func TestCodexWebSocketMultiTurn(t *testing.T) {
 		n++
 		return stubAnswer{Text: fmt.Sprintf("answer number %d", n)}
 	})
-	p := startSlipstream(t, upstreamConfig("openai", "chat", s.BaseURL()))
+	// Server pings every 100 ms: Codex answers them while it streams and
+	// while it waits between turns.
+	p := startSlipstream(t, strings.Replace(upstreamConfig("openai", "chat", s.BaseURL()), "timeouts:\n", "timeouts:\n  ws_ping: 100ms\n", 1))
 	env := codexBuiltinEnv(t, p, codexModel)
 	app := startAppServer(t, node, script, t.TempDir(), env)
 	app.call(t, "initialize", map[string]any{"clientInfo": map[string]any{"name": "slipstream-e2e", "version": "1"}})
@@ -384,4 +387,74 @@ func (a *appServer) wait(t *testing.T, what string, ok func(map[string]any) bool
 			t.Fatalf("app-server: no %s within %v", what, cliTimeout)
 		}
 	}
+}
+
+// TestCodexWebSocketStateEvicted: with limits.ws_state_bytes too small to
+// keep any transcript, every chained frame is answered
+// previous_response_not_found; Codex reconnects and resends the whole
+// input, and the tool round trip still completes over WebSockets (no HTTP
+// fallback).
+func TestCodexWebSocketStateEvicted(t *testing.T) {
+	codexCmd(t)
+	const callID = "call_ws_evicted_01"
+	final := "Done after resending everything."
+	s := newStub(t, dialectChat, func(r *stubReq) stubAnswer {
+		if _, results := toolHistory(dialectChat, r.JSON); len(results) > 0 {
+			return stubAnswer{Text: final}
+		}
+		return stubAnswer{Tool: "exec_command", ToolArgs: codexShellArgs("exec_command", "evicted"), CallID: callID}
+	})
+	cfg := upstreamConfig("openai", "chat", s.BaseURL()) + "limits:\n  ws_state_bytes: 1\n"
+	p := startSlipstream(t, cfg)
+	res := runCodexBuiltin(t, p, codexModel, t.TempDir(), "Run echo and tell me what it printed.")
+	wantCodexResult(t, res, final, s)
+	l := parseWSLog(p.Log())
+	notFound := strings.Count(p.Log(), "previous_response_not_found")
+	if l.Opens < 2 || notFound == 0 || l.Posts != len(l.Frames) {
+		t.Errorf("evicted state: %d sockets, %d not-found answers, %d frames, %d POSTs; want a resend on a new socket and no HTTP fallback\n%s",
+			l.Opens, notFound, len(l.Frames), l.Posts, clip([]byte(p.Log()), 6000))
+	}
+	main := mainRequests(t, s)
+	if len(main) >= 2 {
+		wantToolRoundTrip(t, dialectChat, main[len(main)-1], callID, "exec_command", "evicted")
+	}
+}
+
+// TestCodexWebSocketFallback426: when slipstream refuses the upgrade with
+// 426 (limits.ws_connections reached, here by a socket the test holds),
+// Codex goes straight to HTTP POST and the turn completes.
+func TestCodexWebSocketFallback426(t *testing.T) {
+	codexCmd(t)
+	want := "Answered over HTTP."
+	s := newStub(t, dialectResponses, func(r *stubReq) stubAnswer { return stubAnswer{Text: want} })
+	cfg := upstreamConfig("openai", "responses", s.BaseURL()) + "limits:\n  ws_connections: 1\n"
+	p := startSlipstream(t, cfg)
+	hold := holdWebSocket(t, p)
+	defer hold.Close()
+	res := runCodexBuiltin(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
+	wantCodexResult(t, res, want, s)
+	l := parseWSLog(p.Log())
+	if l.Opens != 1 || len(l.Frames) != 0 || l.Posts == 0 {
+		t.Errorf("after a 426: %d sockets (the test's), %d frames, %d POSTs; want Codex on HTTP only\n%s", l.Opens, len(l.Frames), l.Posts, clip([]byte(p.Log()), 6000))
+	}
+}
+
+// holdWebSocket opens a WebSocket to slipstream and keeps it open (a raw
+// handshake; the test never sends a frame).
+func holdWebSocket(t *testing.T, p *proxy) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := "GET /v1/responses HTTP/1.1\r\nHost: " + p.Addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Authorization: Bearer " + testKey + "\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.Contains(line, " 101 ") {
+		t.Fatalf("holding a websocket: %q %v", line, err)
+	}
+	return c
 }
