@@ -24,6 +24,9 @@ type ArrayStream struct {
 	carry  []byte // the start of an event not yet ended
 	n      int    // elements written
 	broken bool   // an invalid event was replaced by an error; the rest is dropped
+	// skipLF: the last call ended on a blank line written as a lone CR,
+	// whose LF (CRLF) may open the next call.
+	skipLF bool
 }
 
 // Reset prepares a for a new stream. A carry buffer grown past 1 MiB by
@@ -35,6 +38,7 @@ func (a *ArrayStream) Reset() {
 	}
 	a.n = 0
 	a.broken = false
+	a.skipLF = false
 }
 
 // maxArrayCarry caps the part of one event kept between calls.
@@ -42,6 +46,12 @@ const maxArrayCarry = 16 << 20
 
 // AppendSSE appends the array framing of the SSE bytes p.
 func (a *ArrayStream) AppendSSE(dst, p []byte) []byte {
+	if a.skipLF && len(p) > 0 {
+		a.skipLF = false
+		if p[0] == '\n' {
+			p = p[1:]
+		}
+	}
 	buf, from := p, 0
 	carried := len(a.carry) > 0
 	if carried {
@@ -58,6 +68,7 @@ func (a *ArrayStream) AppendSSE(dst, p []byte) []byte {
 		}
 		dst = a.appendEvent(dst, buf[start:end])
 		start = next
+		a.skipLF = next == len(buf) && buf[next-1] == '\r'
 	}
 	rest := buf[start:]
 	switch {

@@ -121,3 +121,26 @@ func TestCheckArrayStreamRejects(t *testing.T) {
 	f("data: " + good + "\n\n")          // SSE, not an array
 	f("[" + good + ",\r\n" + good + "]") // an element after the final one
 }
+
+// FuzzArrayStream: whatever bytes an upstream sends, split anywhere, the
+// array form is one valid JSON array, the same for every split.
+func FuzzArrayStream(f *testing.F) {
+	addSeeds(f, "*.sse")
+	f.Add([]byte("data: {\"a\":1}\r\n\r\ndata: {\"b\":\"\\u00e9\"}\r\r: ping\n\ndata: [1]\n\n"))
+	f.Add([]byte("data: {\"a\":\"\\x\"}\n\ndata: {\"ok\":true}\n\n"))
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		whole := toArray(stream, len(stream)+1)
+		if !json.Valid(whole) || !bytes.HasSuffix(whole, []byte("]")) {
+			t.Fatalf("not one JSON array: %q", whole)
+		}
+		var v []map[string]any
+		if err := json.Unmarshal(whole, &v); err != nil {
+			t.Fatalf("elements are not objects: %v: %q", err, whole)
+		}
+		for _, n := range []int{1, 3} {
+			if got := toArray(stream, n); !bytes.Equal(got, whole) {
+				t.Fatalf("%d-byte writes frame differently:\n got %q\nwant %q", n, got, whole)
+			}
+		}
+	})
+}

@@ -20,6 +20,14 @@ const MockOutput = "slipstream-mock"
 // a hostile or cyclic schema ends in a placeholder, not a stack overflow.
 const maxSchemaDepth = 8
 
+// maxArgsBytes bounds the arguments of one call: a schema of nested
+// arrays with large minItems cannot make the mock build gigabytes. Past
+// it, arrays and objects are closed early.
+const maxArgsBytes = 64 << 10
+
+// maxItems caps an array's minItems.
+const maxItems = 4
+
 // AppendArgs appends a JSON object that satisfies the tool's JSON Schema
 // (raw bytes, nil for none): every required property gets a plausible
 // value chosen by its name and type (a command for a shell tool, a path
@@ -30,11 +38,14 @@ func AppendArgs(dst, schema []byte) []byte {
 		return append(dst, "{}"...)
 	}
 	root := gjson.ParseBytes(schema)
-	g := argGen{root: root}
+	g := argGen{root: root, limit: len(dst) + maxArgsBytes}
 	return g.object(dst, root, 0)
 }
 
-type argGen struct{ root gjson.Result }
+type argGen struct {
+	root  gjson.Result
+	limit int // the length dst may reach
+}
 
 // resolve follows a local "$ref" (#/$defs/X, #/definitions/X) and picks
 // the first alternative of anyOf/oneOf/allOf.
@@ -84,6 +95,9 @@ func (g *argGen) object(dst []byte, s gjson.Result, depth int) []byte {
 	props := s.Get("properties")
 	n := 0
 	s.Get("required").ForEach(func(_, name gjson.Result) bool {
+		if len(dst) > g.limit {
+			return false
+		}
 		if name.Type != gjson.String {
 			return true
 		}
@@ -138,12 +152,12 @@ func (g *argGen) array(dst []byte, name string, s gjson.Result, depth int) []byt
 	if isCommand(name) && typeOf(it) == "string" {
 		return append(dst, `["bash","-lc","`+MockCommand+`"]`...)
 	}
-	n := max(1, min(int(s.Get("minItems").Int()), 16))
+	n := max(1, min(int(s.Get("minItems").Int()), maxItems))
 	if !items.Exists() {
-		n = int(min(s.Get("minItems").Int(), 16))
+		n = max(0, min(int(s.Get("minItems").Int()), maxItems))
 	}
 	dst = append(dst, '[')
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && len(dst) <= g.limit; i++ {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

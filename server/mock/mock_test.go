@@ -136,3 +136,36 @@ func TestChunksExact(t *testing.T) {
 	f("😀😀", 3, 2)
 	f("ab", 1, 1)
 }
+
+// FuzzAppendArgs: any schema, hostile or cyclic, gives a JSON object.
+func FuzzAppendArgs(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`))
+	f.Add([]byte(`{"required":["a","b"],"properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"#/properties/a"}}}`))
+	f.Add([]byte(`{"required":["x"],"properties":{"x":{"type":"array","minItems":99999,"items":{"anyOf":[{"type":"null"},{"enum":[]}]}}}}`))
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		out := AppendArgs(nil, schema)
+		var v map[string]any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("AppendArgs(%q) = %q: %v", schema, out, err)
+		}
+	})
+}
+
+// TestAppendArgsBounded: nested arrays with large minItems, or a cycle
+// through them, stay small.
+func TestAppendArgsBounded(t *testing.T) {
+	nested := `{"type":"array","minItems":1000,"items":%s}`
+	s := `{"type":"string","minLength":4096}`
+	for i := 0; i < 12; i++ {
+		s = strings.ReplaceAll(nested, "%s", s)
+	}
+	for _, schema := range []string{
+		`{"required":["a"],"properties":{"a":` + s + `}}`,
+		`{"required":["a"],"properties":{"a":{"type":"array","minItems":99,"items":{"$ref":"#/properties/a"}}}}`,
+	} {
+		out := AppendArgs(nil, []byte(schema))
+		if len(out) > maxArgsBytes+8192 || !json.Valid(out) {
+			t.Fatalf("%d bytes, valid %v", len(out), json.Valid(out))
+		}
+	}
+}
