@@ -200,3 +200,22 @@ func TestCodexMockExecCommand(t *testing.T) {
 		t.Errorf("exec_command must not have written files")
 	}
 }
+
+// TestCodexMockApplyPatch: asked to "call apply_patch", the mock sends
+// Codex's free-text apply_patch tool a patch that adds one file; Codex
+// applies it in its working directory and sends the result back.
+func TestCodexMockApplyPatch(t *testing.T) {
+	codexCmd(t)
+	p := startSlipstream(t, mockToolConfig())
+	dir := t.TempDir()
+	res := runCodex(t, p, codexModel, dir, "call apply_patch")
+	ev := parseCodexJSONL(res.Stdout)
+	if res.Code != 0 || !ev.Completed || !strings.HasPrefix(ev.Answer, "The tool returned:") {
+		t.Fatalf("codex: exit %d, completed %v, answer %q, errors %q\nstdout:\n%s\nstderr:\n%s",
+			res.Code, ev.Completed, ev.Answer, ev.Errors, clip(res.Stdout, 3000), clip(res.Stderr, 4000))
+	}
+	t.Logf("codex answer: %q", ev.Answer)
+	if b, err := os.ReadFile(filepath.Join(dir, "slipstream-mock.txt")); err != nil || string(b) != "slipstream-mock\n" {
+		t.Errorf("the mock's patch was not applied: %q, %v", b, err)
+	}
+}
