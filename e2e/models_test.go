@@ -79,6 +79,9 @@ func TestClaudeCodePatternAlias(t *testing.T) {
 		{"default", nil, "claude-opus-4-8"},
 		{"sonnet", []string{"--model", "sonnet"}, "claude-sonnet-5"},
 		{"opus", []string{"--model", "opus"}, "claude-opus-4-8"},
+		// The 1M-context form: Claude Code strips "[1m]" from the model
+		// it sends and asks for the window with an anthropic-beta value.
+		{"opus_1m", []string{"--model", "opus[1m]"}, "claude-opus-4-8"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,5 +220,25 @@ func TestCodexMockApplyPatch(t *testing.T) {
 	t.Logf("codex answer: %q", ev.Answer)
 	if b, err := os.ReadFile(filepath.Join(dir, "slipstream-mock.txt")); err != nil || string(b) != "slipstream-mock\n" {
 		t.Errorf("the mock's patch was not applied: %q, %v", b, err)
+	}
+}
+
+// TestClaudeCode1MContext pins what Claude Code 2.1.197 sends for its
+// 1M-context form (--model opus[1m]): the base model name in the body and
+// the context-1m beta in anthropic-beta, which the same-dialect path
+// forwards to an Anthropic upstream unchanged.
+func TestClaudeCode1MContext(t *testing.T) {
+	claudeBin(t)
+	s := newStub(t, dialectAnthropic, func(r *stubReq) stubAnswer { return stubAnswer{Text: "PONG with 1M"} })
+	p := startSlipstream(t, upstreamConfig("anthropic", "", s.BaseURL()))
+	res := runClaudeArgs(t, p, t.TempDir(), "Reply with PONG.", "--model", "opus[1m]")
+	wantClaudeResult(t, res, "PONG with 1M", s)
+	for _, r := range s.Requests() {
+		if m := upstreamModel(dialectAnthropic, r); m != "claude-opus-4-8" {
+			t.Errorf("upstream model %q, want claude-opus-4-8", m)
+		}
+		if b := r.Header.Get("Anthropic-Beta"); !strings.Contains(b, "context-1m-2025-08-07") {
+			t.Errorf("anthropic-beta %q lacks context-1m-2025-08-07", b)
+		}
 	}
 }
