@@ -131,14 +131,7 @@ func (x *exchange) nextTarget() bool {
 // writeAllCooling answers 429 when every candidate rests, with
 // Retry-After rounded up to whole seconds.
 func (x *exchange) writeAllCooling(wait int64) {
-	secs := (wait + int64(time.Second) - 1) / int64(time.Second)
-	if secs < 1 {
-		secs = 1
-	}
-	buf := pool.Get(16)
-	buf.B = fasthttp.AppendUint(buf.B[:0], int(secs))
-	x.ctx.Response.Header.SetBytesV("Retry-After", buf.B)
-	pool.Put(buf)
+	setRetryAfter(x.ctx, wait)
 	x.result = resultUpstreamFailed
 	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusTooManyRequests, "every credential for model "+clipString(x.model)+" is resting after upstream failures; retry later")
 }

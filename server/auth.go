@@ -2,49 +2,26 @@ package server
 
 import (
 	"bytes"
-	"crypto/subtle"
 
 	"github.com/valyala/fasthttp"
 
-	"slipstream/server/provider"
+	"slipstream/server/keys"
 )
 
-// clientKey is one configured client key and its policy.
-type clientKey struct {
-	name   string
-	secret []byte
-	models []string
-}
-
-// allows reports whether the key may use the client-facing model name.
-// A nil key (no keys configured) allows everything.
-func (k *clientKey) allows(model string) bool {
-	return k == nil || provider.MatchAny(k.models, model)
-}
+// clientKey is one configured client key and its policy (server/keys).
+type clientKey = keys.Key
 
 // authenticate finds the client key the request carries, in
 // Authorization: Bearer, x-api-key, x-goog-api-key or Gemini's ?key=.
 // With no keys configured every request passes with a nil key. Every
-// configured key is compared in constant time, so timing does not reveal
-// which key, or how much of one, matched.
+// configured key is compared in constant time (keys.Set.Find), so timing
+// does not reveal which key, or how much of one, matched.
 func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*clientKey, bool) {
-	if len(s.keys) == 0 {
+	if s.keys.Len() == 0 {
 		return nil, true
 	}
-	presented := presentedKey(ctx)
-	if len(presented) == 0 {
-		return nil, false
-	}
-	found := -1
-	for i := range s.keys {
-		if subtle.ConstantTimeCompare(presented, s.keys[i].secret) == 1 {
-			found = i
-		}
-	}
-	if found < 0 {
-		return nil, false
-	}
-	return &s.keys[found], true
+	k := s.keys.Find(presentedKey(ctx))
+	return k, k != nil
 }
 
 var bearer = []byte("Bearer ")

@@ -36,7 +36,7 @@ func (s *Server) countTokens(x *exchange) bool {
 	if d == codec.DialectGemini {
 		x.model = x.geminiModel
 	}
-	if !x.key.allows(pool.B2S(x.model)) {
+	if !x.key.Allows(pool.B2S(x.model)) {
 		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
 		return false
 	}

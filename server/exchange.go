@@ -115,6 +115,7 @@ func (x *exchange) release() {
 		panic("BUG: exchange released twice")
 	}
 	x.released = true
+	x.chargeKey()
 	x.closeUpstream(x.upErr)
 	x.s.leave(x.size)
 	if x.s.cfg.Log.Access {
@@ -196,7 +197,7 @@ func (*noCopy) Unlock() {}
 func (x *exchange) logAccess() {
 	key, prov := "-", "-"
 	if x.key != nil {
-		key = x.key.name
+		key = x.key.Name
 	}
 	if x.target.Provider != nil {
 		prov = x.target.Provider.Name

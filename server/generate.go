@@ -41,8 +41,11 @@ func (x *exchange) prepare() bool {
 		return false
 	}
 	model := pool.B2S(x.model)
-	if !x.key.allows(model) {
+	if !x.key.Allows(model) {
 		x.s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
+		return false
+	}
+	if !x.admitKey() {
 		return false
 	}
 	t, ok := x.s.reg.Resolve(model, d)

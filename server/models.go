@@ -26,7 +26,7 @@ func (s *Server) modelsDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialec
 func (s *Server) modelIDs(key *clientKey) []string {
 	var allow func(string) bool
 	if key != nil {
-		allow = key.allows
+		allow = key.Allows
 	}
 	return s.reg.List(s.lists.get, allow)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/server/config"
+	"slipstream/server/keys"
 	"slipstream/server/mock"
 	"slipstream/server/provider"
 	"slipstream/server/upstream"
@@ -28,7 +29,7 @@ import (
 type Server struct {
 	cfg     *config.Config
 	reg     *provider.Registry
-	keys    []clientKey
+	keys    *keys.Set
 	clients map[*provider.Provider]*upstream.Client
 	mocks   map[*provider.Provider]*mock.Mock
 	lists   *modelLists // upstream model lists (list_models)
@@ -74,9 +75,11 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	}
 	s.log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
 	s.lists = newModelLists(s.reg, s.log)
-	for _, k := range cfg.Keys {
-		s.keys = append(s.keys, clientKey{name: k.Name, secret: []byte(k.Key), models: k.Models})
+	ks, err := keys.New(cfg.Keys)
+	if err != nil {
+		return nil, err
 	}
+	s.keys = ks
 	for _, p := range s.reg.Providers() {
 		if p.IsMock() {
 			s.mocks[p] = mock.New(p.Config)

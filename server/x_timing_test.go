@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"testing"
+	"time"
 )
 
 // BenchmarkProxySameDialect measures one 10.8 KB same-dialect request
@@ -72,6 +73,31 @@ func BenchmarkProxyTranslated(b *testing.B) {
 			yml := "providers:\n  - {name: p, " + tc.kind + ", base_url: \"${UP}\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
 			base, _ := startServer(b, yml, up)
 			benchRaw(b, base, req, len(body))
+		})
+	}
+}
+
+// BenchmarkRoutingDecision measures the routing decision of one request:
+// the key check (constant-time against every key, one of them a digest,
+// so a SHA-256 of the presented key), its rpm/tpm/budget check, model
+// resolution and the credential pick (with and without affinity). The
+// issue's budget is under 1 us and 0 allocations.
+func BenchmarkRoutingDecision(b *testing.B) {
+	s := routingServer(b)
+	key := []byte("sk-client-a")
+	now := time.Now().UnixNano()
+	for _, session := range []uint64{0, 42} {
+		name := "round_robin"
+		if session != 0 {
+			name = "affinity"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if routeOnce(s, key, "claude-sonnet-5", session, now) == nil {
+					b.Fatal("no credential")
+				}
+			}
 		})
 	}
 }
