@@ -203,9 +203,7 @@ func flood(d codec.Dialect, stream bool) Handler {
 	return func(r *Request, c *Conn) bool {
 		if !stream {
 			words := []string{"alpha ", strings.Repeat("x", bigLine), " beta gamma"}
-			c.Reply(200, "application/json", ReplyBody(d, model, words))
-			c.WaitGone(20 * time.Second)
-			return false
+			return c.Reply(200, "application/json", ReplyBody(d, model, words)) == nil
 		}
 		evs := ReplyEvents(d, model, []string{strings.Repeat("x", 64<<10)})
 		c.Head(200, "Content-Type", "text/event-stream", "Transfer-Encoding", "chunked")
