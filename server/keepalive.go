@@ -85,15 +85,25 @@ func (x *exchange) keepaliveWriter(w streamWriter) {
 	}
 }
 
-var pingBytes = []byte(sse.Ping)
+var (
+	pingBytes    = []byte(sse.Ping)
+	msgNotStream = []byte("the upstream answered a streamed request with a body that is not an event stream")
+)
 
 // relayAfterPings continues a stream whose 200 already went out.
 func (x *exchange) relayAfterPings(w streamWriter, err error) {
 	if err == nil && x.upResp.StatusCode() == fasthttp.StatusOK {
-		if x.translated {
+		switch {
+		case x.isEventStream() && x.translated:
 			x.relayTranslated(w)
-		} else {
+		case x.isEventStream():
 			x.relaySame(w)
+		case x.translated && x.isJSON():
+			x.relayTranslatedBody(w)
+		default:
+			x.result = resultUpstreamFailed
+			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgNotStream}
+			x.writeInBandError(w, &e)
 		}
 		return
 	}

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bytes"
+	"errors"
 	"io"
+	"strconv"
 
 	"github.com/valyala/fasthttp"
 
@@ -34,15 +37,48 @@ func (s *Server) forwardSame(x *exchange) bool {
 // off either way.
 func (x *exchange) respondSame() bool {
 	ctx := x.ctx
-	ctx.SetStatusCode(x.upResp.StatusCode())
+	status := x.upResp.StatusCode()
+	sse := status == fasthttp.StatusOK && x.isEventStream()
+	if !sse && !x.isJSON() {
+		x.respondNotJSON(status)
+		return false
+	}
+	ctx.SetStatusCode(status)
 	upstream.CopyResponseHeaders(&ctx.Response.Header, &x.upResp.Header)
-	if x.upResp.StatusCode() == fasthttp.StatusOK && x.isEventStream() {
+	if sse {
 		setSSEHeaders(ctx)
 		x.handOffStream(streamSame)
 		return true
 	}
 	x.handOffBody(x.upResp.Header.ContentLength())
 	return true
+}
+
+// respondNotJSON answers an upstream reply a JSON client cannot read (an
+// HTML error page from a proxy in front of the provider, plain text) with
+// the client dialect's error shape, keeping the upstream's error status
+// (502 for anything else). The body is not relayed: it is closed unread.
+func (x *exchange) respondNotJSON(status int) {
+	x.result = resultUpstreamFailed
+	x.upErr = errNotJSON
+	if status < 400 {
+		status = fasthttp.StatusBadGateway
+	}
+	copyRetryAfter(x.ctx, &x.upResp)
+	x.s.writeError(x.ctx, x.rt.dialect, status, "upstream "+x.target.Provider.Name+" answered "+strconv.Itoa(x.upResp.StatusCode())+" with a body that is not JSON")
+}
+
+var errNotJSON = errors.New("the upstream body is not JSON")
+
+// isJSON reports whether the upstream labelled its body JSON
+// (application/json, or a +json type).
+func (x *exchange) isJSON() bool {
+	ct := x.upResp.Header.ContentType()
+	if i := bytes.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = bytes.TrimSpace(ct)
+	return bytes.EqualFold(ct, []byte("application/json")) || len(ct) > 5 && bytes.EqualFold(ct[len(ct)-5:], []byte("+json"))
 }
 
 // relaySame is the stream writer of the same-dialect path: every upstream

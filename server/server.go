@@ -99,7 +99,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		Name:                  "slipstream",
 		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes.N()),
 		ReadBufferSize:        8 << 10, // per connection; headers beyond it get 431 in the dialect
-		ReadTimeout:           5 * time.Minute,
+		ReadTimeout:           cfg.Timeouts.HeaderRead.D(),
 		IdleTimeout:           2 * time.Minute,
 		NoDefaultServerHeader: true,
 		NoDefaultDate:         false,

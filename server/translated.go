@@ -71,9 +71,33 @@ func (x *exchange) respondTranslatedBody() {
 		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "the upstream response is malformed: "+err.Error())
 	} else {
-		ctx.SetContentType("application/json")
+		// A streamed request the upstream answered with a whole body: the
+		// stream encoder wrote that body as the client's event stream.
+		if x.stream {
+			setSSEHeaders(ctx)
+		} else {
+			ctx.SetContentType("application/json")
+		}
 		ctx.Response.SetBody(out.B)
 	}
+	pool.Put(out)
+}
+
+// relayTranslatedBody is relayTranslated for an upstream that answered a
+// streamed request with a whole JSON body after keep-alive pings went out:
+// the body is translated into the client's events.
+func (x *exchange) relayTranslatedBody(w streamWriter) {
+	body, err := x.readUpstreamBody(maxUpstreamBody) // a view of x.out
+	out := pool.Get(len(body) + 1024)
+	if err == nil {
+		out.B, err = x.ts.AppendBody(out.B[:0], body)
+	}
+	if err != nil {
+		x.result = resultUpstreamFailed
+		e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgMalformed}
+		out.B = x.ts.AppendError(out.B[:0], &e)
+	}
+	x.flushOut(w, out.B)
 	pool.Put(out)
 }
 

@@ -187,6 +187,15 @@ type Timeouts struct {
 	// Shutdown is how long in-flight requests may run after SIGTERM.
 	// Default 30s.
 	Shutdown Duration `yaml:"shutdown"`
+	// HeaderRead bounds reading a request from its first byte: its head
+	// and, as fasthttp's ReadTimeout, a body the client sends with it.
+	// Default 5m.
+	HeaderRead Duration `yaml:"header_read"`
+	// Write bounds a write to a client that makes no progress (a client
+	// that stopped reading), as nginx's send_timeout: past it, the
+	// response ends, its upstream request is closed and its slot freed.
+	// Default 60s.
+	Write Duration `yaml:"write"`
 	// WSPing is the interval of pings on Responses WebSocket connections,
 	// which keep idle sockets open through proxies and find dead peers.
 	// Default 20s.

@@ -76,6 +76,8 @@ func (t *Timeouts) applyDefaults() {
 		t.Keepalive = &k
 	}
 	def(&t.WSPing, Duration(20e9))
+	def(&t.HeaderRead, Duration(300e9))
+	def(&t.Write, Duration(60e9))
 }
 
 func (p *Provider) applyDefaults() {
@@ -219,6 +221,8 @@ func (t *Timeouts) validate(add func(string, string, ...any)) {
 	neg("idle", t.Idle)
 	neg("shutdown", t.Shutdown)
 	neg("ws_ping", t.WSPing)
+	neg("header_read", t.HeaderRead)
+	neg("write", t.Write)
 	if t.Keepalive != nil {
 		neg("keepalive", *t.Keepalive)
 	}

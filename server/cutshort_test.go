@@ -1,0 +1,67 @@
+package server
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cutUpstream answers every request with head and partial, then closes
+// the connection: a body cut short.
+func cutUpstream(t *testing.T, head, partial string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+				c.Read(buf) // the request (small)
+				io.WriteString(c, head+partial)
+				time.Sleep(20 * time.Millisecond)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestCutShortBodyIsAFailure: a non-streamed upstream body that ends
+// before its length (or its last chunk) must reach the client as a
+// failure, never as a complete reply, and the access log must say so.
+func TestCutShortBodyIsAFailure(t *testing.T) {
+	f := func(name, head, partial string) {
+		t.Helper()
+		up := cutUpstream(t, head, partial)
+		var logs syncBuffer
+		cfg := parseConfig(t, sameConfig, up)
+		cfg.Log.Access = true
+		base, s := serveConfigServer(t, cfg, &logs)
+		resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[]}`))
+		if err == nil {
+			b, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if rerr == nil && resp.StatusCode == 200 {
+				t.Fatalf("%s: a complete 200 reply: %q", name, b)
+			}
+		}
+		waitIdle(t, s)
+		if l := logs.String(); strings.Contains(l, "result=ok") || !strings.Contains(l, "result=upstream_failed") {
+			t.Fatalf("%s: access log %q", name, l)
+		}
+	}
+	f("content-length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", `{"id":"msg_1","type":"mess`)
+	f("chunked", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", "1a\r\n{\"id\":\"msg_1\",\"type\":\"mess\r\n")
+	f("empty", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", "")
+}
