@@ -39,7 +39,7 @@ func (x *exchange) respondSame() bool {
 	ctx := x.ctx
 	status := x.upResp.StatusCode()
 	sse := status == fasthttp.StatusOK && x.isEventStream()
-	if !sse && !x.isJSON() {
+	if !sse && !x.isJSON() && (status >= 400 || x.isHTML()) {
 		x.respondNotJSON(status)
 		return false
 	}
@@ -55,7 +55,9 @@ func (x *exchange) respondSame() bool {
 }
 
 // respondNotJSON answers an upstream reply a JSON client cannot read (an
-// HTML error page from a proxy in front of the provider, plain text) with
+// HTML page from a proxy in front of the provider, an error in plain text;
+// a success labelled text/plain is passed on, as some compatible servers
+// label JSON so) with
 // the client dialect's error shape, keeping the upstream's error status
 // (502 for anything else). The body is not relayed: it is closed unread.
 func (x *exchange) respondNotJSON(status int) {
@@ -69,6 +71,12 @@ func (x *exchange) respondNotJSON(status int) {
 }
 
 var errNotJSON = errors.New("the upstream body is not JSON")
+
+// isHTML reports whether the upstream labelled its body HTML.
+func (x *exchange) isHTML() bool {
+	ct := x.upResp.Header.ContentType()
+	return len(ct) >= 9 && bytes.EqualFold(ct[:9], []byte("text/html"))
+}
 
 // isJSON reports whether the upstream labelled its body JSON
 // (application/json, or a +json type).
