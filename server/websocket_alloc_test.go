@@ -4,63 +4,10 @@ package server
 
 import (
 	"bytes"
-	"fmt"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"testing"
 )
-
-// responsesStream is an upstream Responses stream of n text deltas whose
-// completed response has id.
-func responsesStream(n int, id string) string {
-	var b strings.Builder
-	ev := func(typ, rest string) {
-		fmt.Fprintf(&b, "event: %s\ndata: {\"type\":%q%s}\n\n", typ, typ, rest)
-	}
-	item := `{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"done","annotations":[]}]}`
-	ev("response.created", `,"response":{"id":"`+id+`","object":"response","status":"in_progress","output":[]}`)
-	ev("response.output_item.added", `,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}`)
-	for i := 0; i < n; i++ {
-		ev("response.output_text.delta", `,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"tok "`)
-	}
-	ev("response.output_item.done", `,"output_index":0,"item":`+item)
-	ev("response.completed", `,"response":{"id":"`+id+`","object":"response","status":"completed","output":[`+item+`],"usage":{"input_tokens":10,"output_tokens":2,"total_tokens":12}}`)
-	return b.String()
-}
-
-// wsBudgetServer serves one Responses upstream that answers every request
-// with the same stream.
-func wsBudgetServer(t *testing.T, stream string) string {
-	up := rawUpstream(t, httpReply("text/event-stream", stream))
-	yml := "providers:\n  - {name: r, kind: openai, api: responses, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
-	base, _ := startServer(t, yml, up)
-	return base
-}
-
-// responsesBody is a Responses request of about size bytes.
-func responsesBody(size int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"model":"gpt-t","stream":true,"store":false,"tool_choice":"auto","input":[`)
-	line := strings.Repeat(`func main() { fmt.Println(\"hello, world\") } // code-like text\n`, 16)
-	for i := 0; b.Len() < size-200; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"type":"message","role":"user","content":[{"type":"input_text","text":"turn %d: %s"}]}`, i, line)
-	}
-	b.WriteString(`]}`)
-	return b.Bytes()
-}
-
-// asFrame turns a request body into a response.create frame.
-func asFrame(body []byte, prev string) []byte {
-	f := []byte(`{"type":"response.create",`)
-	if prev != "" {
-		f = append(f, `"previous_response_id":"`+prev+`",`...)
-	}
-	return append(f, body[1:]...)
-}
 
 // TestWSEventAllocs: once a WebSocket response streams, relaying one more
 // event allocates nothing: two turns that differ only in their number of

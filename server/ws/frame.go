@@ -17,10 +17,10 @@ type frame struct {
 	metadata []byte // the raw client_metadata object
 }
 
-// parseFrame reads the members the transport acts on. The frame must be a
-// JSON object of valid shape (codec.ValidShape); the first of duplicate
-// members wins here, and the server refuses duplicates where they matter
-// (model, stream) when it reads the expanded body.
+// parseFrame reads the members the transport acts on. The frame is not
+// validated first (the expanded body is, by the server); the first of
+// duplicate members wins here, and the server refuses duplicates where
+// they matter (model, stream) when it reads the expanded body.
 func parseFrame(b []byte) (f frame) {
 	m := codec.ObjectMembers(b)
 	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"testing"
+)
+
+// BenchmarkWSTurn is one Codex-shaped turn (a 40 KB Responses request,
+// 20 streamed deltas) over the WebSocket, beside the same turn over
+// HTTP+SSE as the baseline.
+func BenchmarkWSTurn(b *testing.B) {
+	body := responsesBody(40 << 10)
+	stream := responsesStream(20, "resp_1")
+	b.Run("websocket", func(b *testing.B) {
+		base := wsBenchServer(b, stream)
+		w := dialRawWS(b, base)
+		frame := asFrame(body, "")
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for i := 0; i < b.N; i++ {
+			w.turn(b, frame)
+		}
+	})
+	b.Run("http+sse", func(b *testing.B) {
+		base := wsBenchServer(b, stream)
+		rc := dialRaw(b, base)
+		req := rawRequest("/v1/responses", body)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for i := 0; i < b.N; i++ {
+			if status, _ := rc.do(b, req); status != 200 {
+				b.Fatalf("status %d", status)
+			}
+		}
+	})
+}
+
+func wsBenchServer(b *testing.B, stream string) string {
+	up := rawUpstream(b, httpReply("text/event-stream", stream))
+	yml := "providers:\n  - {name: r, kind: openai, api: responses, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+	base, _ := startServer(b, yml, up)
+	return base
+}
