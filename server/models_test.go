@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -154,5 +155,31 @@ aliases:
 	}
 	if s := ask("mock-gpt"); s != 403 {
 		t.Fatalf("the alias's target named directly: %d, want 403", s)
+	}
+}
+
+// TestModelListsUpstreamHangs: an upstream whose model list never comes
+// delays only the first GET /v1/models, by a bounded wait, and the list
+// falls back to the well-known names.
+func TestModelListsUpstreamHangs(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	yml := "providers:\n  - {name: up, kind: anthropic, base_url: \"${UP}\", keys: [sk-up], models: [\"claude-*\"], list_models: true}\n"
+	base, _ := startServer(t, yml, up.URL)
+	for i := 0; i < 2; i++ {
+		start := time.Now()
+		got := gjson.Get(getModels(t, base, "/v1/models"), "data.#.id").Raw
+		if el := time.Since(start); el > modelListWait+2*time.Second || (i == 1 && el > time.Second) {
+			t.Fatalf("GET /v1/models #%d took %v", i, el)
+		}
+		if !strings.Contains(got, `"claude-opus-4-8"`) {
+			t.Fatalf("fallback list %s", got)
+		}
 	}
 }

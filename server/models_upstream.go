@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"log"
 	"strconv"
 	"strings"
@@ -13,43 +14,43 @@ import (
 
 	"slipstream/server/config"
 	"slipstream/server/provider"
+	"slipstream/server/upstream"
 )
 
 // Model list fetching bounds.
 const (
 	modelListEvery   = 10 * time.Minute // refresh interval while serving
-	modelListTimeout = 10 * time.Second // one upstream GET
+	modelListWait    = 3 * time.Second  // how long GET /v1/models waits for a first fetch
 	modelListMaxBody = 8 << 20
 	modelListMaxIDs  = 10000
 	modelIDMaxLen    = 256
 )
 
 // modelLists holds the model lists of the providers configured with
-// list_models, fetched from their upstreams: once at start (or at the
+// list_models, fetched from their upstreams through each provider's own
+// client (its timeouts and connection settings): once at start (or at the
 // first GET /v1/models, whichever comes first) and every modelListEvery
 // after, in the background. A failed fetch keeps the previous list.
 type modelLists struct {
-	client fasthttp.Client
-	lists  map[*provider.Provider]*modelList // fixed at New
-	log    *log.Logger
+	lists   map[*provider.Provider]*modelList // fixed at New
+	clients map[*provider.Provider]*upstream.Client
+	log     *log.Logger
 }
 
 // modelList is one provider's cached list.
 type modelList struct {
-	ids   atomic.Pointer[[]string]
-	tried atomic.Bool
-	mu    sync.Mutex // one fetch at a time
+	ids     atomic.Pointer[[]string]
+	started atomic.Bool   // the first fetch was started
+	gaveUp  atomic.Bool   // a caller stopped waiting for the first fetch
+	first   chan struct{} // closed when the first fetch ended
+	mu      sync.Mutex    // one fetch at a time
 }
 
-func newModelLists(reg *provider.Registry, lg *log.Logger) *modelLists {
-	m := &modelLists{
-		lists:  map[*provider.Provider]*modelList{},
-		log:    lg,
-		client: fasthttp.Client{Name: "slipstream", MaxResponseBodySize: modelListMaxBody, ReadTimeout: modelListTimeout, WriteTimeout: modelListTimeout},
-	}
+func newModelLists(reg *provider.Registry, clients map[*provider.Provider]*upstream.Client, lg *log.Logger) *modelLists {
+	m := &modelLists{lists: map[*provider.Provider]*modelList{}, clients: clients, log: lg}
 	for _, p := range reg.Providers() {
 		if p.Config.ListModels && !p.IsMock() {
-			m.lists[p] = &modelList{}
+			m.lists[p] = &modelList{first: make(chan struct{})}
 		}
 	}
 	return m
@@ -57,14 +58,29 @@ func newModelLists(reg *provider.Registry, lg *log.Logger) *modelLists {
 
 // get returns p's upstream list, or nil when p does not list its models or
 // no fetch has succeeded yet (then the registry lists well-known names).
-// The first call before any fetch waits for one.
+// Before the first fetch has ended the first caller waits for it, at most
+// modelListWait; after that wait ran out, callers do not wait again.
 func (m *modelLists) get(p *provider.Provider) []string {
 	l := m.lists[p]
 	if l == nil {
 		return nil
 	}
-	if !l.tried.Load() {
-		m.refresh(p, l, false)
+	if l.started.CompareAndSwap(false, true) {
+		go m.refresh(p, l)
+	}
+	select {
+	case <-l.first:
+	default:
+		if l.gaveUp.Load() {
+			return nil
+		}
+		t := time.NewTimer(modelListWait)
+		select {
+		case <-l.first:
+		case <-t.C:
+			l.gaveUp.Store(true)
+		}
+		t.Stop()
 	}
 	if ids := l.ids.Load(); ids != nil {
 		return *ids
@@ -72,19 +88,20 @@ func (m *modelLists) get(p *provider.Provider) []string {
 	return nil
 }
 
-// run refreshes every list now and then every modelListEvery until stop.
+// run fetches every list now (unless a GET /v1/models already started
+// it) and then every modelListEvery until stop.
 func (m *modelLists) run(stop <-chan struct{}) {
 	if len(m.lists) == 0 {
 		return
 	}
-	force := false
 	t := time.NewTicker(modelListEvery)
 	defer t.Stop()
-	for {
+	for first := true; ; first = false {
 		for p, l := range m.lists {
-			m.refresh(p, l, force)
+			if !first || l.started.CompareAndSwap(false, true) {
+				m.refresh(p, l)
+			}
 		}
-		force = true
 		select {
 		case <-stop:
 			return
@@ -93,15 +110,16 @@ func (m *modelLists) run(stop <-chan struct{}) {
 	}
 }
 
-// refresh fetches p's list unless (force unset) a fetch was already tried.
-func (m *modelLists) refresh(p *provider.Provider, l *modelList, force bool) {
+// refresh fetches p's list and stores it when the fetch succeeded.
+func (m *modelLists) refresh(p *provider.Provider, l *modelList) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !force && l.tried.Load() {
-		return
-	}
 	ids, err := m.fetch(p)
-	l.tried.Store(true)
+	select {
+	case <-l.first:
+	default:
+		defer close(l.first)
+	}
 	if err != "" {
 		m.log.Printf("cannot list the models of provider %s: %s", p.Name, err)
 		return
@@ -111,23 +129,51 @@ func (m *modelLists) refresh(p *provider.Provider, l *modelList, force bool) {
 
 // fetch GETs p's model list. The error names no URL and no credential.
 func (m *modelLists) fetch(p *provider.Provider) ([]string, string) {
+	c := m.clients[p]
+	if c == nil {
+		return nil, "no upstream client"
+	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodGet)
 	req.SetRequestURI(modelListURL(p))
 	setListCredential(&req.Header, p)
-	if err := m.client.DoTimeout(req, resp, modelListTimeout); err != nil {
+	if err := c.Do(req, resp); err != nil {
 		return nil, "the upstream is unreachable or timed out"
 	}
-	if sc := resp.StatusCode(); sc != fasthttp.StatusOK {
-		return nil, "status " + strconv.Itoa(sc)
+	body, err := readListBody(resp)
+	switch {
+	case resp.StatusCode() != fasthttp.StatusOK:
+		return nil, "status " + strconv.Itoa(resp.StatusCode())
+	case err != nil:
+		return nil, "cannot read the answer"
 	}
-	ids, ok := parseModelList(p.Kind, resp.Body())
+	ids, ok := parseModelList(p.Kind, body)
 	if !ok {
 		return nil, "the answer is not a model list"
 	}
 	return ids, ""
+}
+
+// readListBody reads a streamed list body, at most modelListMaxBody, and
+// closes the stream (dropping the connection when it was not read to its
+// end).
+func readListBody(resp *fasthttp.Response) ([]byte, error) {
+	bs := resp.BodyStream()
+	if bs == nil {
+		return resp.Body(), nil
+	}
+	body, err := io.ReadAll(io.LimitReader(bs, modelListMaxBody+1))
+	if err == nil && len(body) > modelListMaxBody {
+		err = errUpstreamTooLarge
+	}
+	if c, ok := bs.(fasthttp.ReadCloserWithError); ok {
+		_ = c.CloseWithError(err) // it always returns nil
+	} else {
+		_ = resp.CloseBodyStream()
+	}
+	return body, err
 }
 
 // modelListURL is the provider's list endpoint, asking for the largest

@@ -74,7 +74,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		w = io.Discard
 	}
 	s.log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
-	s.lists = newModelLists(s.reg, s.log)
+	s.lists = newModelLists(s.reg, s.clients, s.log)
 	ks, err := keys.New(cfg.Keys)
 	if err != nil {
 		return nil, err
