@@ -4,8 +4,9 @@
 // no single package can: the process survives, a key's model allow-list
 // is never bypassed (the upstream only ever receives a model the key may
 // use), and every stream a client receives passes its dialect's grammar
-// checker, every error is in its dialect's shape, and no broken upstream
-// answer reaches a client as a success.
+// checker, every error is in its dialect's shape, no broken upstream
+// answer reaches a client as a success, and no key reaches the log or a
+// client.
 //
 // The targets are in the _test.go files (FuzzRequest: hostile request
 // bytes; FuzzUpstream: hostile upstream answers and chunk boundaries).

@@ -349,6 +349,15 @@ func (hs *harness) checkAlive(t *testing.T) {
 	resp.Body.Close()
 }
 
+// checkSecrets fails when a key reached the log or the client.
+func (hs *harness) checkSecrets(t *testing.T, r *chaos.Reply) {
+	for _, k := range []string{fuzzKey, providerKey} {
+		if strings.Contains(hs.log.String(), k) || bytes.Contains(r.Body, []byte(k)) {
+			t.Fatalf("a key reached the log or the client\nlog:\n%s\nreply: %q", hs.log.String(), clip(r.Body))
+		}
+	}
+}
+
 // checkAllowList fails when an upstream received a model the key may not
 // use.
 func checkAllowList(t *testing.T, reqs map[codec.Dialect][]*chaos.Request, clientBody []byte) {

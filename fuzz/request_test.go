@@ -47,6 +47,7 @@ func FuzzRequest(f *testing.F) {
 		path, hdr, _ := chaos.ClientRequest(d, requestModels[(sel>>2)&7], fuzzKey, stream)
 		r, ups := hs.exchange(t, path, hdr, body)
 		hs.checkAlive(t)
+		hs.checkSecrets(t, r)
 		checkAllowList(t, ups, body)
 		checkShape(t, d, r, body)
 	})
