@@ -57,6 +57,10 @@ func TestCheckEveryProblemWithPathAndLine(t *testing.T) {
 		"line 5: providers[0].chunks: must not be negative", "line 6: providers[0].chunk_delay: must not be negative")
 	f("limits:\n  max_bytes_in_flight: -1\n  max_concurrent: -2\n"+mock,
 		"line 2: limits.max_bytes_in_flight: must not be negative", "line 3: limits.max_concurrent: must not be negative")
+	// Every limit and timeout, including ones added later, is covered.
+	f("limits: {ws_connections: -1, ws_state_bytes: -1KiB}\ntimeouts: {write: -1s, header_read: -2s, ws_ping: -3s}\n"+mock,
+		"line 1: limits.ws_connections: must not be negative", "line 1: limits.ws_state_bytes: must not be negative",
+		"line 2: timeouts.write: must not be negative", "line 2: timeouts.header_read: must not be negative", "line 2: timeouts.ws_ping: must not be negative")
 	// Empty and whitespace keys, in client keys, provider keys and names.
 	f("keys:\n  - {name: a, key: \"   \"}\n  - {name: b, key: \" sk-2\"}\n  - {name: c, key: \"\"}\n"+mock,
 		"line 2: keys[0].key: empty key", "line 3: keys[1].key: the key has spaces", "line 4: keys[2].key: empty key")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -196,35 +197,39 @@ func (t *TLS) validate(add func(string, string, ...any)) {
 	}
 }
 
+// Limits and timeouts are counts, sizes and durations: none may be
+// negative. The check walks the struct, so a field added later is covered
+// without a line here.
 func (l *Limits) validate(add func(string, string, ...any)) {
-	neg := func(path string, v int64) {
-		if v < 0 {
-			add("limits."+path, "must not be negative")
-		}
-	}
-	neg("max_body_bytes", l.MaxBodyBytes.N())
-	neg("max_concurrent", int64(l.MaxConcurrent))
-	neg("max_bytes_in_flight", l.MaxBytesInFlight.N())
-	neg("gc_percent", int64(l.GCPercent))
-	neg("ws_state_bytes", l.WSStateBytes.N())
-	neg("ws_connections", int64(l.WSConnections))
+	checkNotNegative("limits", reflect.ValueOf(l).Elem(), add)
 }
 
 func (t *Timeouts) validate(add func(string, string, ...any)) {
-	neg := func(path string, d Duration) {
-		if d < 0 {
-			add("timeouts."+path, "must not be negative, got %s", d.D())
+	checkNotNegative("timeouts", reflect.ValueOf(t).Elem(), add)
+}
+
+// checkNotNegative reports every negative integer, Size or Duration field
+// of the struct v (pointers followed), by its YAML name under prefix.
+func checkNotNegative(prefix string, v reflect.Value, add func(string, string, ...any)) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				continue
+			}
+			f = f.Elem()
 		}
-	}
-	neg("connect", t.Connect)
-	neg("first_byte", t.FirstByte)
-	neg("idle", t.Idle)
-	neg("shutdown", t.Shutdown)
-	neg("ws_ping", t.WSPing)
-	neg("header_read", t.HeaderRead)
-	neg("write", t.Write)
-	if t.Keepalive != nil {
-		neg("keepalive", *t.Keepalive)
+		switch {
+		case name == "" || name == "-":
+		case f.Type() == reflect.TypeOf(Duration(0)):
+			if d := Duration(f.Int()); d < 0 {
+				add(prefix+"."+name, "must not be negative, got %s", d.D())
+			}
+		case f.CanInt() && f.Int() < 0:
+			add(prefix+"."+name, "must not be negative, got %d", f.Int())
+		}
 	}
 }
 
