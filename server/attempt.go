@@ -146,6 +146,9 @@ func (x *exchange) buildAttempt() (status int, msg string) {
 	if up == d {
 		x.translated = false
 		x.buildUpstream(true)
+		if x.s.crossDialect && translate.HasOriginTag(x.body) {
+			return x.buildSorted()
+		}
 		if x.target.Aliased && d != codec.DialectGemini {
 			x.splice.reset(x.body, x.modelVal, x.upModel)
 			x.upReq.SetBodyStream(&x.splice, x.splice.size)
@@ -157,6 +160,25 @@ func (x *exchange) buildAttempt() (status int, msg string) {
 	if !translate.Supported(d) || !translate.Supported(up) {
 		return fasthttp.StatusNotImplemented, "translation from " + d.String() + " to " + up.String() + " is not available"
 	}
+	if status, msg := x.appendUpBody(up); status != 0 {
+		return status, msg
+	}
+	x.buildUpstream(false)
+	x.upReq.SetBodyRaw(x.upBody.B)
+	if x.ts != nil {
+		translate.ReleaseStream(x.ts)
+	}
+	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
+	x.ts.SetEstimate(x)
+	x.translated = true
+	return 0, ""
+}
+
+// appendUpBody writes the client's request for an upstream of dialect up
+// into x.upBody, decoding it once, with replay tokens sorted by origin
+// (translate.AppendRequestFrom).
+func (x *exchange) appendUpBody(up codec.Dialect) (status int, msg string) {
+	d := x.rt.dialect
 	if !x.decoded {
 		if err := translate.DecodeRequest(d, &x.req, x.body); err != nil {
 			return fasthttp.StatusBadRequest, "cannot read request: " + err.Error()
@@ -170,18 +192,28 @@ func (x *exchange) buildAttempt() (status int, msg string) {
 		x.upBody = pool.Get(translate.RequestSizeHint(len(x.body)))
 	}
 	var err error
-	x.upBody.B, err = translate.AppendRequest(up, x.upBody.B[:0], &x.req, x.upModel)
+	x.upBody.B, err = translate.AppendRequestFrom(d, up, x.upBody.B[:0], &x.req, x.upModel)
 	if err != nil {
 		return fasthttp.StatusBadRequest, err.Error()
 	}
-	x.buildUpstream(false)
-	x.upReq.SetBodyRaw(x.upBody.B)
-	if x.ts != nil {
-		translate.ReleaseStream(x.ts)
+	return 0, ""
+}
+
+// buildSorted is the same-dialect body of a conversation that passed
+// through another vendor: it holds replay tokens slipstream tagged, which
+// this provider would reject, so the request is rewritten through the
+// neutral form with foreign tokens left out (fields the neutral form does
+// not carry are lost; this happens only after a cross-vendor hop). The
+// response is still relayed as it comes.
+func (x *exchange) buildSorted() (status int, msg string) {
+	if !translate.Supported(x.rt.dialect) {
+		x.upReq.SetBodyRaw(x.body)
+		return 0, ""
 	}
-	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
-	x.ts.SetEstimate(x)
-	x.translated = true
+	if status, msg := x.appendUpBody(x.rt.dialect); status != 0 {
+		return status, msg
+	}
+	x.upReq.SetBodyRaw(x.upBody.B)
 	return 0, ""
 }
 
@@ -343,4 +375,20 @@ func (x *exchange) sessionHash() uint64 {
 		return provider.Hash(x.try.cacheKey)
 	}
 	return 0
+}
+
+// crossDialect reports whether reg's providers speak more than one
+// dialect (the mock aside).
+func crossDialect(reg *provider.Registry) bool {
+	var seen codec.Dialect
+	for _, p := range reg.Providers() {
+		if p.IsMock() {
+			continue
+		}
+		if seen != codec.DialectUnknown && p.Dialect != seen {
+			return true
+		}
+		seen = p.Dialect
+	}
+	return false
 }

@@ -321,3 +321,27 @@ func TestAffinity(t *testing.T) {
 		t.Fatalf("requests without a session did not spread: %v", spread)
 	}
 }
+
+// TestForeignReplayTokensDropped: a same-dialect Anthropic request that
+// replays a thinking block Gemini signed (tagged by slipstream when it
+// translated that turn) reaches Anthropic without it, its own block kept;
+// a request without tags goes up byte for byte.
+func TestForeignReplayTokensDropped(t *testing.T) {
+	rec := &recorder{reply: anthropicReply}
+	u := newUpstream(t, rec)
+	yml := "providers:\n  - {name: a, kind: anthropic, base_url: \"${UP}\", keys: [k], models: [\"claude-*\"]}\n  - {name: g, kind: gemini, base_url: \"${UP}\", keys: [k], models: [\"gemini-*\"]}\ntimeouts: {keepalive: 0s}\n"
+	base, _ := startServer(t, yml, u.URL)
+	body := `{"model":"claude-x","max_tokens":100,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"t1","signature":"QW50aHJvcGljU2ln"},{"type":"thinking","thinking":"t2","signature":"SsOrGemiR2VtaW5pU2ln"},{"type":"text","text":"answer"}]},{"role":"user","content":"more"}]}`
+	if status, _, b := post(t, base+"/v1/messages", body); status != 200 {
+		t.Fatalf("%d %s", status, b)
+	}
+	got, _, _ := rec.last()
+	if strings.Contains(string(got), "R2VtaW5pU2ln") || !strings.Contains(string(got), `"signature":"QW50aHJvcGljU2ln"`) {
+		t.Fatalf("upstream got %s", got)
+	}
+	plain := strings.Replace(body, "SsOrGemi", "", 1)
+	post(t, base+"/v1/messages", plain)
+	if got, _, _ := rec.last(); string(got) != plain {
+		t.Fatalf("an untagged body was rewritten: %s", got)
+	}
+}

@@ -30,6 +30,9 @@ type Server struct {
 	cfg     *config.Config
 	reg     *provider.Registry
 	keys    *keys.Set
+	// crossDialect is set when providers speak more than one dialect, so
+	// a conversation may carry replay tokens between vendors.
+	crossDialect bool
 	clients map[*provider.Provider]*upstream.Client
 	mocks   map[*provider.Provider]*mock.Mock
 	lists   *modelLists // upstream model lists (list_models)
@@ -91,6 +94,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 			Idle:      cfg.Timeouts.Idle.D(),
 		})
 	}
+	s.crossDialect = crossDialect(s.reg)
 	s.ws = s.newWebSocket()
 	s.srv = &fasthttp.Server{
 		Handler:               s.handle,

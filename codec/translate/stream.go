@@ -45,6 +45,11 @@ type Stream struct {
 
 	estimate Estimator // nil: no usage fill-in
 	output   int64
+
+	// Replay-token tagging (origin.go).
+	tagBuf   []byte
+	tagBlock int
+	tagged   bool
 }
 
 // ender is implemented by decoders whose dialect has no terminal event
@@ -116,6 +121,10 @@ func (s *Stream) reset() {
 	s.usage = codec.Usage{}
 	s.failed = false
 	s.estimate, s.output = nil, 0
+	s.tagged, s.tagBlock = false, 0
+	if cap(s.tagBuf) > 64<<10 {
+		s.tagBuf = nil
+	}
 	if s.dec != nil {
 		s.dec.Reset()
 	}
@@ -225,6 +234,9 @@ func (s *Stream) emitEvents(dst []byte, evs []codec.Event) []byte {
 			break
 		}
 		ev := &evs[i]
+		if ev.Kind == codec.EventSignature || ev.Kind == codec.EventRedacted {
+			s.tagToken(ev)
+		}
 		s.observe(ev)
 		if ev.Kind == codec.EventEnd && s.estimate != nil && !s.usage.Known {
 			dst = s.appendEstimate(dst)
