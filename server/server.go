@@ -27,16 +27,16 @@ import (
 
 // Server serves one configuration. Create it with New.
 type Server struct {
-	cfg     *config.Config
-	reg     *provider.Registry
-	keys    *keys.Set
+	cfg  *config.Config
+	reg  *provider.Registry
+	keys *keys.Set
 	// crossDialect is set when providers speak more than one dialect, so
 	// a conversation may carry replay tokens between vendors.
 	crossDialect bool
-	clients map[*provider.Provider]*upstream.Client
-	mocks   map[*provider.Provider]*mock.Mock
-	lists   *modelLists // upstream model lists (list_models)
-	ws      *ws.Transport
+	clients      map[*provider.Provider]*upstream.Client
+	mocks        map[*provider.Provider]*mock.Mock
+	lists        *modelLists // upstream model lists (list_models)
+	ws           *ws.Transport
 
 	srv   *fasthttp.Server
 	log   *log.Logger
