@@ -101,8 +101,8 @@ func New(o Options) *Transport {
 	t.store.max = o.StateBytes
 	t.maxHdr = strconv.AppendInt(nil, o.MaxFrame, 10)
 	t.up = websocket.FastHTTPUpgrader{
-		ReadBufferSize:  4 << 10,
-		WriteBufferSize: 8 << 10,
+		ReadBufferSize:  1 << 10,
+		WriteBufferSize: 256, // data frames bypass it (conn.queue); control frames only
 		// No subprotocol is selected (Codex offers none) and no
 		// compression: both work with Codex, and plain frames cost no
 		// CPU or allocation per event.
