@@ -29,6 +29,10 @@ type Event struct {
 	// Raw is the event exactly as it arrived, separator included, for
 	// verbatim forwarding.
 	Raw []byte
+	// Partial is set on the last event of a stream that ended without the
+	// blank line that closes an event: it may have been cut short, and
+	// forwarding its Raw verbatim would leave the receiver's framing open.
+	Partial bool
 }
 
 // IsComment reports whether e carried neither a name nor data (only
@@ -107,7 +111,24 @@ func (rd *Reader) tail() (Event, error) {
 	if len(bytes.TrimSpace(rest)) == 0 {
 		return Event{}, rd.err
 	}
-	return rd.parse(rest), nil
+	ev := rd.parse(rest)
+	ev.Partial = !endsBlank(rest)
+	return ev, nil
+}
+
+// endsBlank reports whether b ends with an empty line, the end of the
+// stream ending the last line: only an event whose closing "\r" came last
+// ("data: x\r\r", where a "\n" might have followed) reaches tail so.
+func endsBlank(b []byte) bool {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		b = b[:len(b)-2]
+	case len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r'):
+		b = b[:len(b)-1]
+	default:
+		return false
+	}
+	return len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r')
 }
 
 // fill reads more bytes, compacting or growing the buffer first.

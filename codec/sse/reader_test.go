@@ -61,6 +61,32 @@ func TestReaderFraming(t *testing.T) {
 	f("data: last", got{"", "last", "data: last"})
 }
 
+// TestReaderPartial: only an event cut off by the end of the stream (no
+// closing blank line) is marked Partial.
+func TestReaderPartial(t *testing.T) {
+	f := func(in string, want ...bool) {
+		t.Helper()
+		var rd Reader
+		rd.Reset(strings.NewReader(in))
+		defer rd.Release()
+		for i, w := range want {
+			ev, err := rd.Next()
+			if err != nil || ev.Partial != w {
+				t.Fatalf("%q: event %d: Partial %v, err %v; want %v", in, i, ev.Partial, err, w)
+			}
+		}
+		if _, err := rd.Next(); err != io.EOF {
+			t.Fatalf("%q: after the events: %v", in, err)
+		}
+	}
+	f("data: 1\n\ndata: 2\n\n", false, false)
+	f("data: 1\n\ndata: {\"type\":\"content_block_delt", false, true)
+	f("data: 1\r\n\r\ndata: 2\r\n", false, true)
+	f("data: 1\r\r", false)
+	f("data: 1\r\n\r", false)
+	f("data: 1\r", true)
+}
+
 func TestReaderCommentHasNoData(t *testing.T) {
 	var rd Reader
 	rd.Reset(strings.NewReader(": keepalive\n\n"))
