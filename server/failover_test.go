@@ -345,3 +345,81 @@ func TestForeignReplayTokensDropped(t *testing.T) {
 		t.Fatalf("an untagged body was rewritten: %s", got)
 	}
 }
+
+const geminiSSE = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hi\"}]},\"index\":0}],\"modelVersion\":\"m1\",\"responseId\":\"r1\"}\n\n" +
+	"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\" there\"}]},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":2,\"candidatesTokenCount\":2,\"totalTokenCount\":4},\"modelVersion\":\"m1\",\"responseId\":\"r1\"}\n\n"
+
+// sseByPath answers every call with its dialect's stream.
+var sseByPath = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	switch p := r.URL.Path; {
+	case strings.HasSuffix(p, "/messages"):
+		io.WriteString(w, sameRoutes["anthropic"].stream)
+	case strings.HasSuffix(p, "/chat/completions"):
+		io.WriteString(w, sameRoutes["chat"].stream)
+	case strings.HasSuffix(p, "/responses"):
+		io.WriteString(w, sameRoutes["responses"].stream)
+	default:
+		io.WriteString(w, geminiSSE)
+	}
+})
+
+// TestFailoverAcrossProvidersStreamed is TestFailoverAcrossProviders for
+// streamed requests: the client's stream is one clean stream in its own
+// dialect, ending with its terminal event.
+func TestFailoverAcrossProvidersStreamed(t *testing.T) {
+	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 529, nil }}
+	ub, ug := newUpstream(t, bad), newUpstream(t, sseByPath)
+	terminal := map[codec.Dialect]string{
+		codec.DialectAnthropic: "event: message_stop", codec.DialectChat: "data: [DONE]",
+		codec.DialectResponses: "response.completed", codec.DialectGemini: `"finishReason":"STOP"`,
+	}
+	for ci, c := range dialectCases {
+		for _, p := range dialectCases {
+			t.Run(c.name+"_to_"+p.name, func(t *testing.T) {
+				yml := fmt.Sprintf("providers:\n  - {name: bad, %s, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, %s, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 0s}\n",
+					c.kind, ub.URL+c.suffix, p.kind, ug.URL+p.suffix)
+				base, _ := startServer(t, yml, "")
+				path, body := clientRequest(ci, true)
+				status, h, b := post(t, base+path, body)
+				if status != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") || !strings.Contains(string(b), terminal[c.d]) || strings.Contains(string(b), "event: error") || strings.Contains(string(b), `"error":{`) {
+					t.Fatalf("%d %s %q", status, h.Get("Content-Type"), b)
+				}
+			})
+		}
+	}
+}
+
+// TestFallbackChain: when every provider of a model fails, the request
+// follows the model's fallbacks (another vendor and model, translated).
+func TestFallbackChain(t *testing.T) {
+	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
+	good := &recorder{reply: chatReply}
+	ub, ug := newUpstream(t, bad), newUpstream(t, good)
+	yml := fmt.Sprintf(`providers:
+  - {name: anth, kind: anthropic, base_url: %q, keys: [a1, a2], models: ["claude-*"]}
+  - {name: openai, kind: openai, base_url: %q, keys: [o1], models: ["gpt-*"]}
+fallbacks:
+  claude-opus-4-8: [openai/gpt-5.5]
+timeouts: {keepalive: 0s}
+`, ub.URL, ug.URL+"/v1")
+	base, _ := startServer(t, yml, "")
+	status, _, b := post(t, base+"/v1/messages", `{"model":"claude-opus-4-8","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`)
+	if status != 200 || gjson.GetBytes(b, "type").Str != "message" {
+		t.Fatalf("%d %s", status, b)
+	}
+	got, _, _ := good.last()
+	if gjson.GetBytes(got, "model").Str != "gpt-5.5" {
+		t.Fatalf("fallback request: %s", got)
+	}
+	if bad.creds() != "a1 a2" {
+		t.Fatalf("anthropic credentials tried: %q", bad.creds())
+	}
+	// Bounded: with max_attempts 1 the client sees the first failure.
+	yml1 := strings.Replace(yml, "timeouts:", "failover: {max_attempts: 1}\ntimeouts:", 1)
+	base1, _ := startServer(t, yml1, "")
+	if status, _, _ := post(t, base1+"/v1/messages", `{"model":"claude-opus-4-8","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`); status != 500 {
+		t.Fatalf("max_attempts 1: %d", status)
+	}
+}
