@@ -225,7 +225,14 @@ func runCase(t *testing.T, c *chaosCase) {
 		upURL = up.URL()
 	}
 	e.start(upURL)
-	defer e.stop()
+	defer func() {
+		e.stop()
+		// Shutdown closes slipstream's idle upstream connections: none
+		// may stay open at the upstream.
+		if e.up != nil && !waitFor(2*time.Second, func() bool { return e.up.Open() == 0 }) {
+			t.Errorf("%d upstream connections still open 2s after shutdown", e.up.Open())
+		}
+	}()
 
 	client := c.client
 	if client == nil {
