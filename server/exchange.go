@@ -1,8 +1,10 @@
 package server
 
 import (
+	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -76,6 +78,11 @@ type exchange struct {
 	geminiArray   geminiArray        // the JSON-array framing of a Gemini stream without alt=sse
 	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
 	released      bool               // guards against a second release
+	left          bool               // the admission slot was given back early
+
+	conn      net.Conn  // the client's socket (clientConn), or nil
+	lastWrite time.Time // when the last write deadline was set
+	watch     watcher
 
 	anthropicTail anthropic.Tail
 	chatTail      openai.ChatTail
@@ -92,6 +99,7 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 	}
 	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
 	x.released = false
+	x.conn = clientConn(ctx)
 	if s.cfg.Log.Access {
 		x.logReq = appendRequestLine(x.logReq[:0], ctx)
 	}
@@ -117,7 +125,9 @@ func (x *exchange) release() {
 	x.released = true
 	x.chargeKey()
 	x.closeUpstream(x.upErr)
-	x.s.leave(x.size)
+	if !x.left {
+		x.s.leave(x.size)
+	}
 	if x.s.cfg.Log.Access {
 		x.logAccess()
 	}
@@ -145,12 +155,23 @@ func (x *exchange) release() {
 	x.model, x.modelVal, x.geminiModel, x.upModel = nil, nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
+	x.conn, x.left = nil, false
 	x.logReq = trimScratch(x.logReq)
 	x.tok = nil
 	x.splice = modelSplice{}
 	x.try.reset()
 	x.decoded = false
 	exchangePool.Put(x)
+}
+
+// leaveEarly gives the admission slot back before x is released: the
+// client is gone, and x only waits for an upstream call that cannot be
+// cut short. Only x's owner calls it.
+func (x *exchange) leaveEarly() {
+	if !x.left {
+		x.left = true
+		x.s.leave(x.size)
+	}
 }
 
 // tail is the same-dialect stream watcher for the client's dialect.

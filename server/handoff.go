@@ -170,12 +170,13 @@ func (x *exchange) flushOut(w streamWriter, b []byte) bool {
 			return true
 		}
 	}
+	x.extendWrite()
 	_, err := w.Write(b)
 	if err == nil {
 		err = w.Flush()
 	}
 	if err != nil {
-		x.clientGone()
+		x.writeFailed()
 		return false
 	}
 	return true

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -68,19 +69,37 @@ func (x *exchange) afterCall(err error) bool {
 }
 
 // keepaliveWriter pings the client until the upstream answers, then relays.
+// A client that hangs up meanwhile (a failed ping, or its socket seen
+// closed) gets its admission slot back at once; the upstream call, which
+// cannot be cut short before its response headers, is then closed as soon
+// as it returns.
 func (x *exchange) keepaliveWriter(w streamWriter) {
 	tick := time.NewTicker(x.s.keepalive())
 	defer tick.Stop()
+	var raw syscall.RawConn
+	if x.conn != nil {
+		raw = rawConn(x.conn)
+	}
 	for {
 		select {
 		case err := <-x.done:
+			if x.left {
+				return // the client is gone: release closes the upstream
+			}
 			x.relayAfterPings(w, err)
 			return
 		case <-tick.C:
-			// A failed ping means the client left; the upstream call
-			// still has to finish (first_byte bounds it) before x can
-			// be released.
-			x.flushOut(w, pingBytes)
+			if x.left {
+				continue
+			}
+			if raw != nil && peerGone(raw) {
+				x.clientGone()
+			} else {
+				x.flushOut(w, pingBytes)
+			}
+			if x.upErr != nil {
+				x.leaveEarly()
+			}
 		}
 	}
 }

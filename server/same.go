@@ -95,6 +95,8 @@ func (x *exchange) isJSON() bool {
 func (x *exchange) relaySame(w streamWriter) {
 	t := x.tail()
 	x.rd.Reset(x.upResp.BodyStream())
+	x.watch.start(x)
+	defer x.watch.stop()
 	var readErr error
 	for {
 		ev, err := x.rd.Next()
@@ -164,6 +166,7 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 	if r == nil {
 		return 0, io.EOF
 	}
+	x.extendWrite() // fasthttp writes what this returns to the client next
 	n, err = r.Read(b)
 	if err != nil && err != io.EOF {
 		x.upErr = err

@@ -97,13 +97,16 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	s.crossDialect = crossDialect(s.reg)
 	s.ws = s.newWebSocket()
 	s.srv = &fasthttp.Server{
-		Handler:               s.handle,
-		ErrorHandler:          s.handleServerError,
-		ExpectHandler:         s.expectContinue,
-		Name:                  "slipstream",
-		MaxRequestBodySize:    int(cfg.Limits.MaxBodyBytes.N()),
-		ReadBufferSize:        8 << 10, // per connection; headers beyond it get 431 in the dialect
-		ReadTimeout:           cfg.Timeouts.HeaderRead.D(),
+		Handler:            s.handle,
+		ErrorHandler:       s.handleServerError,
+		ExpectHandler:      s.expectContinue,
+		Name:               "slipstream",
+		MaxRequestBodySize: int(cfg.Limits.MaxBodyBytes.N()),
+		ReadBufferSize:     8 << 10, // per connection; headers beyond it get 431 in the dialect
+		ReadTimeout:        cfg.Timeouts.HeaderRead.D(),
+		// Bounds the write of a whole response that is not a stream; a
+		// stream moves the deadline on before each write (extendWrite).
+		WriteTimeout:          cfg.Timeouts.Write.D(),
 		IdleTimeout:           2 * time.Minute,
 		NoDefaultServerHeader: true,
 		NoDefaultDate:         false,

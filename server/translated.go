@@ -104,6 +104,8 @@ func (x *exchange) relayTranslatedBody(w streamWriter) {
 // relayTranslated is the stream writer of the translated path.
 func (x *exchange) relayTranslated(w streamWriter) {
 	x.rd.Reset(x.upResp.BodyStream())
+	x.watch.start(x)
+	defer x.watch.stop()
 	var readErr error
 	for !x.ts.Done() {
 		ev, err := x.rd.Next()

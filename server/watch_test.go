@@ -1,0 +1,157 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dialStream sends a streamed Anthropic request on a new connection and
+// returns the connection and a reader positioned after the response head.
+func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(c)
+	if status, head := readHead(t, br); status != "HTTP/1.1 200 OK" {
+		t.Fatalf("head %q", head)
+	}
+	return c, br
+}
+
+// upstreamClosed is an SSE upstream that writes first, then stays silent
+// (or keeps writing, when more is set) until its client, slipstream,
+// closes the connection; it reports when it saw that.
+func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more string) (string, chan time.Time) {
+	closed := make(chan time.Time, 1)
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-time.After(headerDelay):
+		case <-r.Context().Done():
+			closed <- time.Now()
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		deadline := time.After(20 * time.Second)
+		for {
+			if more != "" {
+				if _, err := io.WriteString(w, more); err != nil {
+					closed <- time.Now()
+					return
+				}
+				w.(http.Flusher).Flush()
+			}
+			select {
+			case <-r.Context().Done():
+				closed <- time.Now()
+				return
+			case <-deadline:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}))
+	return up.URL, closed
+}
+
+func waitClosed(t *testing.T, closed chan time.Time, since time.Time, bound time.Duration, what string) {
+	t.Helper()
+	select {
+	case at := <-closed:
+		if d := at.Sub(since); d > bound {
+			t.Fatalf("%s: the upstream saw its connection closed after %v (bound %v)", what, d, bound)
+		}
+	case <-time.After(bound + 2*time.Second):
+		t.Fatalf("%s: the upstream connection is still open", what)
+	}
+}
+
+// TestClientGoneDuringSilentGap: the client hangs up while the upstream is
+// silent mid-stream (no write fails): slipstream notices within a
+// keep-alive interval, closes the upstream connection and frees the slot.
+func TestClientGoneDuringSilentGap(t *testing.T) {
+	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), "")
+	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
+	c, br := dialStream(t, base)
+	for n := 0; n < 2; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "data:") {
+			n++
+		}
+	}
+	gone := time.Now()
+	c.Close()
+	waitClosed(t, closed, gone, time.Second, "silent gap")
+	waitIdle(t, s)
+}
+
+// TestClientGoneBeforeFirstByte: the client hangs up while a streamed
+// request still waits for the upstream's response head (keep-alive pings
+// going out). Its slot is free within a keep-alive interval, and the
+// upstream connection is closed as soon as the head arrives, not read on.
+func TestClientGoneBeforeFirstByte(t *testing.T) {
+	upURL, closed := upstreamClosed(t, 1500*time.Millisecond, fmt.Sprintf(anthEvent, 1), fmt.Sprintf(anthEvent, 2))
+	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
+	c, br := dialStream(t, base)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, ": ping") {
+			break
+		}
+	}
+	gone := time.Now()
+	c.Close()
+	deadline := gone.Add(time.Second)
+	for s.inflight.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the slot is still held %v after the client left", time.Since(gone))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitClosed(t, closed, gone, 2500*time.Millisecond, "before the first byte")
+	waitIdle(t, s)
+}
+
+// TestWriteTimeout: a client that stops reading holds nothing past
+// timeouts.write: the stream ends, the upstream connection closes, the
+// slot is freed, and the access log says why.
+func TestWriteTimeout(t *testing.T) {
+	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
+	var logs syncBuffer
+	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
+	cfg.Log.Access = true
+	base, s := serveConfigServer(t, cfg, &logs)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	start := time.Now() // and never read
+	waitClosed(t, closed, start, 8*time.Second, "write timeout")
+	waitIdle(t, s)
+	if l := logs.String(); !strings.Contains(l, "result=write_timeout") {
+		t.Fatalf("access log %q", l)
+	}
+}
