@@ -243,6 +243,9 @@ func TestWSPreviousResponseNotFound(t *testing.T) {
 	if e := last(wsResponse(t, a)); e.Error.Code != "previous_response_not_found" {
 		t.Fatalf("evicted transcript: %s", e.Raw)
 	}
+	if st := s.ws.Stats(); st.Evicted == 0 || st.NotFound != 2 || st.Chained != 0 {
+		t.Errorf("stats %+v: want an eviction, two not-found answers, no chained frame served", st)
+	}
 	// Codex now resends the whole input on a new socket.
 	n := u.count()
 	c2, _ := wsDial(t, base, "/v1/responses")
@@ -443,6 +446,11 @@ func TestWSPingsAndAuth(t *testing.T) {
 	}
 	c2, _ := wsDial(t, base, "/v1/responses", "X-Api-Key", "sk-client")
 	c2.Close()
+	// A page on another site cannot open the socket with the browser's
+	// credentials or a loopback trust: a foreign Origin is refused.
+	if _, resp, err := wsTryDial(base, "/v1/responses", false, "X-Api-Key", "sk-client", "Origin", "http://evil.example"); err == nil || resp == nil || resp.StatusCode != 403 {
+		t.Fatalf("foreign Origin: %v %v, want 403", err, resp)
+	}
 }
 
 // Scenario 14: strict framing: every frame is one JSON object in a text

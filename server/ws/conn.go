@@ -114,6 +114,7 @@ func (c *conn) serve(w *websocket.Conn) {
 		return
 	}
 	defer c.t.remove(c)
+	c.t.upgrades.Add(1)
 	w.SetReadLimit(c.t.o.MaxFrame)
 	c.fc = newFrameConn(w.NetConn(), c.gone)
 	c.rctx.Init2(c.fc, discard{}, false)

@@ -30,12 +30,14 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "unsupported frame type; expected response.create")
 		return
 	}
+	c.t.frames.Add(1)
 	// The stored transcript is taken whatever happens next: it is either
 	// continued (and becomes part of this request's body), replaced, or
 	// dropped because the client no longer chains on it.
 	prev := c.t.store.take(c)
 	defer prev.release()
 	if f.prevID != nil && !prev.matches(f.prevID) {
+		c.t.notFound.Add(1)
 		c.sendError(400, "invalid_request_error", "previous_response_not_found",
 			"previous response not found on this connection; send the full input")
 		c.t.logf("WS %s frame=%d previous_response_not_found", pathOf(&c.hdr), c.frames)
@@ -43,6 +45,8 @@ func (c *conn) handle(b []byte, binary bool) {
 	}
 	if f.prevID == nil {
 		prev.release()
+	} else {
+		c.t.chained.Add(1)
 	}
 	if f.prewarm {
 		c.prewarm(&f)

@@ -65,6 +65,8 @@ type store struct {
 	used int64
 	head *conn // most recently stored
 	tail *conn // least recently stored
+
+	evicted int64 // transcripts dropped to make room, since start
 }
 
 // take detaches c's transcript from the store and hands it to the caller,
@@ -103,6 +105,7 @@ func (s *store) put(c *conn, t transcript) bool {
 		s.unlink(v)
 		s.used -= v.state.size()
 		v.state.release()
+		s.evicted++
 	}
 	c.state = t
 	s.used += n
@@ -122,6 +125,13 @@ func (s *store) Used() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.used
+}
+
+// Evicted returns how many transcripts were dropped to make room.
+func (s *store) Evicted() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.evicted
 }
 
 func (s *store) pushFront(c *conn) {

@@ -78,6 +78,8 @@ type Transport struct {
 	wg      sync.WaitGroup
 	maxHdr  []byte // x-codex-websocket-max-message-bytes value
 	open    atomic.Int64
+
+	upgrades, refused, frames, chained, notFound atomic.Int64
 }
 
 // New returns a Transport for o.
@@ -134,6 +136,7 @@ func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx) {
 	}
 	if t.open.Add(1) > int64(t.o.MaxConns) {
 		t.open.Add(-1)
+		t.refused.Add(1)
 		upgradeError(ctx, fasthttp.StatusUpgradeRequired, errTooMany)
 		return
 	}
@@ -207,6 +210,27 @@ func (t *Transport) Shutdown(done <-chan struct{}) {
 
 // StateBytes returns the bytes the stored transcripts hold.
 func (t *Transport) StateBytes() int64 { return t.store.Used() }
+
+// Stats are the transport's counters since start, for metrics.
+type Stats struct {
+	Conns      int   // open connections
+	Upgrades   int64 // connections accepted
+	Refused    int64 // upgrades answered 426 (limits.ws_connections)
+	Frames     int64 // response.create frames served (prewarms included)
+	Chained    int64 // frames that continued the previous response
+	NotFound   int64 // frames answered previous_response_not_found
+	Evicted    int64 // transcripts dropped to stay within StateBytes
+	StateBytes int64 // bytes the kept transcripts hold now
+}
+
+// Stats returns the transport's counters.
+func (t *Transport) Stats() Stats {
+	return Stats{
+		Conns: t.Conns(), Upgrades: t.upgrades.Load(), Refused: t.refused.Load(),
+		Frames: t.frames.Load(), Chained: t.chained.Load(), NotFound: t.notFound.Load(),
+		Evicted: t.store.Evicted(), StateBytes: t.store.Used(),
+	}
+}
 
 // Conns returns the number of open connections.
 func (t *Transport) Conns() int {
