@@ -80,6 +80,7 @@ type exchange struct {
 	released      bool               // guards against a second release
 	left          bool               // the admission slot was given back early
 
+	head      []byte    // the response head, for an HTTP/1.0 client (http10)
 	conn      net.Conn  // the client's socket (clientConn), or nil
 	lastWrite time.Time // when the last write deadline was set
 	watch     watcher
@@ -156,7 +157,7 @@ func (x *exchange) release() {
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
 	x.conn, x.left = nil, false
-	x.logReq = trimScratch(x.logReq)
+	x.logReq, x.head = trimScratch(x.logReq), trimScratch(x.head)
 	x.tok = nil
 	x.splice = modelSplice{}
 	x.try.reset()

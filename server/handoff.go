@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bufio"
 	"errors"
+	"io"
+	"net"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -70,6 +73,9 @@ func (x *exchange) handOffStream(kind streamKind) {
 	x.streamKind = kind
 	x.startGeminiArray(ctx)
 	x.ctx = nil // the stream runs after the handler returned: no ctx there
+	if x.http10(ctx) {
+		return
+	}
 	ctx.SetBodyStreamWriter(x.writeStreamFn)
 }
 
@@ -79,7 +85,44 @@ func (x *exchange) handOffBody(size int) {
 	ctx := x.ctx
 	x.status = ctx.Response.StatusCode()
 	x.ctx = nil
+	if size < 0 && x.http10(ctx) {
+		return
+	}
 	ctx.Response.SetBodyStream(&x.pass, size)
+}
+
+// http10 serves a body of unknown length to an HTTP/1.0 client, which
+// cannot read chunked encoding (and fasthttp chunks every body stream of
+// unknown length): x takes the connection over once the handler returns,
+// writes the head without framing and the body until its end, and the
+// connection's close ends it. It reports false, doing nothing, for
+// HTTP/1.1 and for a ctx that is not a socket's.
+func (x *exchange) http10(ctx *fasthttp.RequestCtx) bool {
+	if ctx.Request.Header.IsHTTP11() || x.conn == nil {
+		return false
+	}
+	ctx.Response.Header.SetContentLength(-2) // no framing; Connection: close
+	x.head = ctx.Response.Header.AppendBytes(x.head[:0])
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(x.serveHijacked)
+	return true
+}
+
+// serveHijacked writes the response of http10 on the client's connection.
+// It owns x, like writeStream or passBody.
+func (x *exchange) serveHijacked(c net.Conn) {
+	bw := bufio.NewWriter(c) // HTTP/1.0 is rare: no pool
+	if _, err := bw.Write(x.head); err != nil {
+		x.writeFailed()
+	}
+	if x.streamKind != streamNone {
+		x.writeStream(bw)
+		return
+	}
+	defer x.pass.Close()
+	if _, err := io.Copy(bw, &x.pass); err != nil || bw.Flush() != nil {
+		x.writeFailed()
+	}
 }
 
 // writeStream is the one body stream writer slipstream hands fasthttp. It
