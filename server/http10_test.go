@@ -22,7 +22,6 @@ func TestNoChunkedToHTTP10(t *testing.T) {
 	}
 }
 
-
 // TestNoChunkedToHTTP10Body: the same for a whole body of unknown length.
 func TestNoChunkedToHTTP10Body(t *testing.T) {
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
