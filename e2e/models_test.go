@@ -224,21 +224,23 @@ func TestCodexMockApplyPatch(t *testing.T) {
 }
 
 // TestClaudeCode1MContext pins what Claude Code 2.1.197 sends for its
-// 1M-context form (--model opus[1m]): the base model name in the body and
-// the context-1m beta in anthropic-beta, which the same-dialect path
-// forwards to an Anthropic upstream unchanged.
+// 1M-context form, which is also its default (opus[1m]): the base model
+// name in the body and the context-1m beta in anthropic-beta, which the
+// same-dialect path forwards to an Anthropic upstream unchanged.
 func TestClaudeCode1MContext(t *testing.T) {
 	claudeBin(t)
-	s := newStub(t, dialectAnthropic, func(r *stubReq) stubAnswer { return stubAnswer{Text: "PONG with 1M"} })
-	p := startSlipstream(t, upstreamConfig("anthropic", "", s.BaseURL()))
-	res := runClaudeArgs(t, p, t.TempDir(), "Reply with PONG.", "--model", "opus[1m]")
-	wantClaudeResult(t, res, "PONG with 1M", s)
-	for _, r := range s.Requests() {
-		if m := upstreamModel(dialectAnthropic, r); m != "claude-opus-4-8" {
-			t.Errorf("upstream model %q, want claude-opus-4-8", m)
-		}
-		if b := r.Header.Get("Anthropic-Beta"); !strings.Contains(b, "context-1m-2025-08-07") {
-			t.Errorf("anthropic-beta %q lacks context-1m-2025-08-07", b)
+	for _, args := range [][]string{nil, {"--model", "opus[1m]"}} {
+		s := newStub(t, dialectAnthropic, func(r *stubReq) stubAnswer { return stubAnswer{Text: "PONG with 1M"} })
+		p := startSlipstream(t, upstreamConfig("anthropic", "", s.BaseURL()))
+		res := runClaudeArgs(t, p, t.TempDir(), "Reply with PONG.", args...)
+		wantClaudeResult(t, res, "PONG with 1M", s)
+		for _, r := range s.Requests() {
+			if m := upstreamModel(dialectAnthropic, r); m != "claude-opus-4-8" {
+				t.Errorf("%v: upstream model %q, want claude-opus-4-8", args, m)
+			}
+			if b := r.Header.Get("Anthropic-Beta"); !strings.Contains(b, "context-1m-2025-08-07") {
+				t.Errorf("%v: anthropic-beta %q lacks context-1m-2025-08-07", args, b)
+			}
 		}
 	}
 }
