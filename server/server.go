@@ -88,11 +88,11 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 			s.mocks[p] = mock.New(p.Config)
 			continue
 		}
-		s.clients[p] = upstream.New(upstream.Options{
-			Connect:   cfg.Timeouts.Connect.D(),
-			FirstByte: cfg.Timeouts.FirstByte.D(),
-			Idle:      cfg.Timeouts.Idle.D(),
-		})
+		c, err := newUpstreamClient(cfg, p)
+		if err != nil {
+			return nil, err
+		}
+		s.clients[p] = c
 	}
 	s.crossDialect = crossDialect(s.reg)
 	s.ws = s.newWebSocket()

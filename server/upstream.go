@@ -1,16 +1,39 @@
 package server
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
 	"slipstream/server/config"
+	"slipstream/server/provider"
 	"slipstream/server/upstream"
 )
+
+// newUpstreamClient builds the client for provider p from the timeouts,
+// limits and the provider's proxy and headers.
+func newUpstreamClient(cfg *config.Config, p *provider.Provider) (*upstream.Client, error) {
+	c, err := upstream.New(upstream.Options{
+		BaseURL:   p.BaseURL,
+		Connect:   cfg.Timeouts.Connect.D(),
+		FirstByte: cfg.Timeouts.FirstByte.D(),
+		Idle:      cfg.Timeouts.Idle.D(),
+		IdleConn:  cfg.Timeouts.UpstreamIdleConn.D(),
+		MaxConns:  cfg.Limits.UpstreamConns,
+		Proxy:     p.Config.Proxy,
+		Headers:   p.Config.Headers,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot set up provider %s: %w", p.Name, err)
+	}
+	return c, nil
+}
 
 // upstreamPath returns the request path for an upstream of dialect d.
 func upstreamPath(d codec.Dialect) string {
@@ -28,6 +51,11 @@ func upstreamPath(d codec.Dialect) string {
 // buildUpstream fills x.upReq's method, URL, headers and credential for
 // the target provider. The body is set by the caller. copyHeaders says
 // whether the client's end-to-end headers are forwarded (same dialect).
+//
+// No client byte reaches the URL unescaped: the path is fixed but for a
+// Gemini model, which is path-escaped, and only the query parameters the
+// upstream API defines are forwarded, re-escaped (a client's ?key= never
+// is).
 func (x *exchange) buildUpstream(copyHeaders bool) {
 	p := x.target.Provider
 	r := &x.upReq
@@ -36,7 +64,7 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	url := append(x.out[:0], p.BaseURL...)
 	if p.Dialect == codec.DialectGemini {
 		url = append(url, "/v1beta/models/"...)
-		url = append(url, x.upModel...)
+		url = upstream.AppendPathSegment(url, x.upModel)
 		if x.counting {
 			url = append(url, ":countTokens"...)
 		} else if x.stream {
@@ -50,8 +78,7 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 			url = append(url, "/count_tokens"...) // Anthropic: /v1/messages/count_tokens
 		}
 		if q := x.clientQuery(); copyHeaders && len(q) > 0 {
-			url = append(url, '?')
-			url = append(url, q...)
+			url = appendForwardedQuery(url, q, p.Dialect)
 		}
 	}
 	uri.UpdateBytes(url)
@@ -60,11 +87,93 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 		upstream.CopyRequestHeaders(&r.Header, x.clientHeader())
 	}
 	r.Header.SetContentType("application/json")
+	upstream.SetIdentity(&r.Header)
+	x.s.clients[p].SetHeaders(&r.Header)
 	x.setCredential()
 }
 
+// appendForwardedQuery appends the parameters of the client's raw query
+// q that the upstream API of dialect d defines, re-escaped. Anthropic's
+// Messages API takes beta=true (Claude Code sends it); the OpenAI and
+// Gemini APIs take none on these routes (Gemini's alt=sse is slipstream's
+// own). Anything else, a credential (?key=) above all, is dropped.
+func appendForwardedQuery(dst, q []byte, d codec.Dialect) []byte {
+	if d != codec.DialectAnthropic {
+		return dst
+	}
+	sep := byte('?')
+	for len(q) > 0 {
+		var pair []byte
+		pair, q, _ = bytes.Cut(q, []byte{'&'})
+		k, v, _ := bytes.Cut(pair, []byte{'='})
+		if string(k) != "beta" {
+			continue
+		}
+		var scratch [64]byte
+		val, ok := unescapeQuery(scratch[:0], v)
+		if !ok {
+			continue
+		}
+		dst = append(dst, sep)
+		sep = '&'
+		dst = append(dst, "beta="...)
+		dst = fasthttp.AppendQuotedArg(dst, val)
+	}
+	return dst
+}
+
+// unescapeQuery appends the query-decoded v to dst ('+' is a space, %XX a
+// byte); false for a malformed escape or a value longer than dst's
+// capacity (the values forwarded are short flags).
+func unescapeQuery(dst, v []byte) ([]byte, bool) {
+	for i := 0; i < len(v); i++ {
+		if len(dst) == cap(dst) {
+			return dst, false
+		}
+		c := v[i]
+		switch c {
+		case '+':
+			c = ' '
+		case '%':
+			if i+2 >= len(v) || unhex(v[i+1]) < 0 || unhex(v[i+2]) < 0 {
+				return dst, false
+			}
+			c = byte(unhex(v[i+1])<<4 | unhex(v[i+2]))
+			i += 2
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
+}
+
+// checkPathModel answers 400 and returns false when the model of a
+// Gemini path cannot be a segment of the upstream URL (upstream.
+// ValidPathSegment). The name is not echoed: it may hold control bytes.
+func (x *exchange) checkPathModel() bool {
+	if upstream.ValidPathSegment(x.geminiModel) {
+		return true
+	}
+	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadRequest,
+		"invalid model name in the path: it must not contain control characters, spaces, / ? # % \\ \" or ..")
+	return false
+}
+
 // setCredential puts the attempt's credential (see pickFirst), else the
-// provider's next one, where its API wants it.
+// provider's next one, where its API wants it. A provider
+// without keys (a local OpenAI-compatible server) gets no credential
+// header at all.
 func (x *exchange) setCredential() {
 	p := x.target.Provider
 	h := &x.upReq.Header
@@ -88,23 +197,89 @@ func (x *exchange) setCredential() {
 	}
 }
 
-// call sends x.upReq and waits for the response headers.
+// call sends x.upReq and waits for the response headers. A request that
+// failed on a pooled connection before any response byte (the upstream
+// had closed it while idle) is sent once more on a fresh connection; an
+// event stream that came compressed is refused (upstream.ErrEncodedStream).
 func (x *exchange) call() error {
-	return x.s.clients[x.target.Provider].Do(&x.upReq, &x.upResp)
+	c := x.s.clients[x.target.Provider]
+	err := c.Do(&x.upReq, &x.upResp)
+	if upstream.Stale(&x.upResp, err) {
+		x.rewindBody()
+		err = c.DoFresh(&x.upReq, &x.upResp)
+	}
+	if err == nil && upstream.IsEncoded(&x.upResp) && x.isEventStream() {
+		err = upstream.ErrEncodedStream
+		x.closeUpstream(err)
+	}
+	return err
 }
 
-// callError maps a failed upstream call to the client's status and message:
-// 504 for timeouts, 502 for everything else. The message names the
-// provider, never its address or credential.
+// rewindBody restores a body stream the failed attempt consumed: the
+// aliased same-dialect body is a splice read once.
+func (x *exchange) rewindBody() {
+	if x.splice.size == 0 {
+		return
+	}
+	x.splice.reset(x.body, x.modelVal, x.upModel)
+	x.upReq.SetBodyStream(&x.splice, x.splice.size)
+}
+
+// callError maps a failed upstream call to the client's status and message
+// and logs it: 504 for timeouts, 503 for a full connection pool, 502
+// otherwise. Both name the provider and the cause class, never its
+// address or credential.
 func (x *exchange) callError(err error) (int, string) {
 	name := x.target.Provider.Name
-	if upstream.IsTimeout(err) {
-		return fasthttp.StatusGatewayTimeout, "upstream " + name + " timed out"
+	cause := upstream.Classify(err)
+	x.s.log.Printf("upstream error: provider=%s cause=%s status=%d error=%q", name, cause, cause.Status(), clipError(err))
+	return cause.Status(), "provider " + name + " " + cause.Text()
+}
+
+// clipError is an error's text, clipped. Upstream errors name hosts and
+// stages, never a credential (the dialer keeps proxy user info out).
+func clipError(err error) string {
+	s := err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "..."
 	}
-	if errors.Is(err, fasthttp.ErrConnectionClosed) {
-		return fasthttp.StatusBadGateway, "upstream " + name + " closed the connection before answering"
+	return s
+}
+
+// credentialRejected reports whether the upstream answered 401 or 403:
+// it refused the provider credential slipstream sent, which the client
+// must not mistake for a refusal of its own key.
+func (x *exchange) credentialRejected() bool {
+	s := x.upResp.StatusCode()
+	return s == fasthttp.StatusUnauthorized || s == fasthttp.StatusForbidden
+}
+
+// credentialMessage is the client's error text for credentialRejected.
+// The upstream's own message is not passed on: providers quote part of
+// the key they refused.
+func (x *exchange) credentialMessage() string {
+	return "provider " + x.target.Provider.Name + " rejected its credential (upstream status " + strconv.Itoa(x.upResp.StatusCode()) + ")"
+}
+
+// writeCredentialRejected answers a credentialRejected upstream response
+// in the client's dialect, status kept, and logs it. It reads and closes
+// the upstream body; the caller releases x.
+func (x *exchange) writeCredentialRejected() {
+	status := x.upResp.StatusCode()
+	_, _ = x.readUpstreamBody(64 << 10) // only to keep the connection; the text is not used
+	x.s.log.Printf("upstream error: provider=%s cause=credential status=%d", x.target.Provider.Name, status)
+	x.s.writeError(x.ctx, x.rt.dialect, status, x.credentialMessage())
+}
+
+// rewordCredentialError rewrites a decoded upstream error that is a
+// credential rejection (translated and in-band paths), and logs it.
+func (x *exchange) rewordCredentialError(e *codec.Error) {
+	if e.Status != fasthttp.StatusUnauthorized && e.Status != fasthttp.StatusForbidden {
+		return
 	}
-	return fasthttp.StatusBadGateway, "upstream " + name + " is unreachable"
+	x.s.log.Printf("upstream error: provider=%s cause=credential status=%d", x.target.Provider.Name, e.Status)
+	e.Kind = codec.KindForStatus(e.Status)
+	e.Message = codec.AppendEscaped(nil, []byte(x.credentialMessage()))
 }
 
 // isEventStream reports whether the upstream answered with SSE.
@@ -114,7 +289,8 @@ func (x *exchange) isEventStream() bool {
 }
 
 // readUpstreamBody reads a whole upstream body into x.out, at most max
-// bytes, and closes the body stream.
+// bytes, decodes it when the upstream compressed it although asked not
+// to, and closes the body stream.
 func (x *exchange) readUpstreamBody(max int) ([]byte, error) {
 	r := x.upResp.BodyStream()
 	buf := x.out[:0]
@@ -139,7 +315,10 @@ func (x *exchange) readUpstreamBody(max int) ([]byte, error) {
 	}
 	x.closeUpstream(err)
 	if r == nil {
-		return x.upResp.Body(), nil
+		buf = x.upResp.Body()
+	}
+	if err == nil && upstream.IsEncoded(&x.upResp) {
+		return upstream.AppendDecoded(nil, buf, x.upResp.Header.ContentEncoding(), max)
 	}
 	return buf, err
 }

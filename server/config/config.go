@@ -94,7 +94,9 @@ type Provider struct {
 	BaseURL string `yaml:"base_url"`
 	// Keys are the provider's credentials: each a string (the secret) or
 	// {key, name, weight}. Only names reach logs; secrets are never
-	// printed.
+	// printed. They may be left out for kind openai with a base_url of
+	// its own (a local OpenAI-compatible server such as Ollama or vLLM):
+	// then no Authorization header is sent.
 	// (secret:"inside": values below are never quoted in a problem;
 	// check -print redacts only the key itself.)
 	Keys []ProviderKey `yaml:"keys" secret:"inside"`
@@ -122,6 +124,19 @@ type Provider struct {
 	// well-known names Claude Code, Codex and Gemini clients send are
 	// listed when a pattern matches them.
 	ListModels bool `yaml:"list_models"`
+	// Headers are extra request headers sent to this provider on every
+	// request (e.g. an organization or project header, or the auth header
+	// of a gateway). Their values are never logged or printed. They
+	// replace a client header of the same name; the provider credential is
+	// set after them. Default none.
+	Headers map[string]string `yaml:"headers" secret:"true"`
+	// Proxy is how this provider is reached: empty (default) follows the
+	// HTTPS_PROXY, HTTP_PROXY and NO_PROXY environment variables as Go's
+	// net/http does (loopback hosts are never proxied); "direct" ignores
+	// them; an http://[user:pass@]host:port URL tunnels through that HTTP
+	// proxy with CONNECT; a socks5://[user:pass@]host:port URL goes
+	// through that SOCKS5 proxy. Never printed (it may hold a password).
+	Proxy string `yaml:"proxy" secret:"true"`
 	// CountTokens is "local" (default: counted by slipstream's tokenizer)
 	// or "upstream" (anthropic and gemini only: forwarded).
 	CountTokens string `yaml:"count_tokens"`
@@ -143,6 +158,10 @@ type Limits struct {
 	// MaxConcurrent is the number of requests in flight; over it: 429.
 	// Default 4096.
 	MaxConcurrent int `yaml:"max_concurrent"`
+	// UpstreamConns is the most connections slipstream opens to each
+	// provider at once; a request that finds them all busy waits up to
+	// timeouts.connect for one and then gets 503. Default max_concurrent.
+	UpstreamConns int `yaml:"upstream_conns"`
 	// MaxBytesInFlight caps the sum of request bodies being handled; over
 	// it: 429. Default: a quarter of the process's memory limit
 	// (GOMEMLIMIT, else the cgroup memory limit; see memory.go for why a
@@ -180,6 +199,12 @@ type Timeouts struct {
 	FirstByte Duration `yaml:"first_byte"`
 	// Idle is the longest silence inside a stream. Default 5m.
 	Idle Duration `yaml:"idle"`
+	// UpstreamIdleConn is how long an idle upstream connection is kept for
+	// reuse. It must stay below the upstream's own keep-alive timeout
+	// (uvicorn, vLLM and Node close idle connections after 5s), or a
+	// request meets a connection the upstream is closing; such a request
+	// is retried once on a fresh connection anyway. Default 2s.
+	UpstreamIdleConn Duration `yaml:"upstream_idle_conn"`
 	// Keepalive is the interval of SSE comments sent while a streamed
 	// request waits for the upstream's first byte; 0 turns them off.
 	// Default 15s.

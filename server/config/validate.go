@@ -20,6 +20,12 @@ const (
 	DefaultGCPercent     = 10
 	DefaultWSStateBytes  = 64 << 20
 	DefaultWSConnections = 1024
+	// DefaultUpstreamIdleConn is timeouts.upstream_idle_conn's default:
+	// well under the 5s after which common servers close idle connections.
+	DefaultUpstreamIdleConn = Duration(2e9)
+	// ProxyDirect is the provider proxy value that ignores the proxy
+	// environment variables.
+	ProxyDirect = "direct"
 )
 
 var defaultBaseURLs = map[string]string{
@@ -50,6 +56,9 @@ func (c *Config) applyDefaults() {
 	if c.Limits.WSConnections == 0 {
 		c.Limits.WSConnections = DefaultWSConnections
 	}
+	if c.Limits.UpstreamConns == 0 && c.Limits.MaxConcurrent > 0 {
+		c.Limits.UpstreamConns = c.Limits.MaxConcurrent
+	}
 	c.Timeouts.applyDefaults()
 	for i := range c.Keys {
 		if len(c.Keys[i].Models) == 0 {
@@ -79,6 +88,7 @@ func (t *Timeouts) applyDefaults() {
 	def(&t.WSPing, Duration(20e9))
 	def(&t.HeaderRead, Duration(300e9))
 	def(&t.Write, Duration(60e9))
+	def(&t.UpstreamIdleConn, DefaultUpstreamIdleConn)
 }
 
 func (p *Provider) applyDefaults() {
@@ -254,11 +264,12 @@ func (c *Config) validateProviders(add func(string, string, ...any)) {
 func (p *Provider) validate(path string, add func(string, string, ...any)) {
 	switch p.Kind {
 	case KindAnthropic, KindOpenAI, KindGemini:
-		if len(p.Keys) == 0 {
-			add(path+".keys", "a %s provider needs at least one key", p.Kind)
+		if len(p.Keys) == 0 && !p.keysOptional() {
+			add(path+".keys", "a %s provider needs at least one key (only kind openai with a base_url of its own may have none)", p.Kind)
 		}
 		p.validateKeys(path, add)
 		checkBaseURL(path+".base_url", p.BaseURL, add)
+		p.validateUpstream(path, add)
 	case KindMock:
 		if p.Chunks < 0 {
 			add(path+".chunks", "must not be negative, got %d", p.Chunks)

@@ -21,7 +21,7 @@ var clientAuth = [...]string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"}
 // CopyRequestHeaders copies the client's end-to-end headers to the upstream
 // request: everything but hop-by-hop headers, those named in Connection,
 // the client's credentials, and Accept-Encoding (slipstream reads
-// upstream streams, so it asks for identity).
+// upstream streams, so it asks for identity: SetIdentity).
 func CopyRequestHeaders(dst *fasthttp.RequestHeader, src *fasthttp.RequestHeader) {
 	conn := src.Peek("Connection")
 	for k, v := range src.All() {
@@ -33,15 +33,17 @@ func CopyRequestHeaders(dst *fasthttp.RequestHeader, src *fasthttp.RequestHeader
 }
 
 // CopyResponseHeaders copies an upstream response's end-to-end headers to
-// the client's response (request ids, rate-limit headers, retry-after).
-// Content-Type is copied too; Content-Length is left to fasthttp.
+// the client's response (request ids, rate-limit headers, retry-after),
+// every value of a repeated header (Set-Cookie, Vary). Content-Type and
+// Content-Encoding are copied too: the body is passed on as it came, so
+// its encoding goes with it. Content-Length is left to fasthttp.
 func CopyResponseHeaders(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHeader) {
 	conn := src.Peek("Connection")
 	for k, v := range src.All() {
-		if isHopByHop(k) || isNamedIn(conn, k) || equalFold(k, "Content-Encoding") || equalFold(k, "Date") || equalFold(k, "Server") {
+		if isHopByHop(k) || isNamedIn(conn, k) || equalFold(k, "Date") || equalFold(k, "Server") {
 			continue
 		}
-		dst.SetBytesKV(k, v)
+		dst.AddBytesKV(k, v)
 	}
 }
 
@@ -87,3 +89,9 @@ func equalFold(b []byte, s string) bool {
 	}
 	return true
 }
+
+// SetIdentity asks the upstream for an unencoded body: slipstream frames
+// streams and translates bodies, which it cannot do over compressed bytes.
+// (Without the header an upstream may pick any encoding, RFC 9110 section
+// 12.5.3.)
+func SetIdentity(h *fasthttp.RequestHeader) { h.Set("Accept-Encoding", "identity") }

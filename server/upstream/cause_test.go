@@ -1,0 +1,154 @@
+package upstream
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// call sends one POST to base through a new client and returns the error.
+func call(t *testing.T, o Options, base string) error {
+	t.Helper()
+	o.BaseURL = base
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.Header.SetMethod("POST")
+	req.SetRequestURI(base + "/v1/messages")
+	req.SetBodyString(`{}`)
+	err = c.Do(req, resp)
+	if err == nil {
+		_ = resp.CloseBodyStream()
+	}
+	return err
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// silentServer accepts connections and never answers.
+func silentServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// resetServer reads a request head and resets the connection.
+func resetServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			br := bufio.NewReader(c)
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil || line == "\r\n" {
+					break
+				}
+			}
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestClassifyRealCauses(t *testing.T) {
+	f := func(name, base string, o Options, want Cause) {
+		t.Helper()
+		err := call(t, o, base)
+		if got := Classify(err); got != want {
+			t.Fatalf("%s: cause %v (%v), want %v", name, got, err, want)
+		}
+		if want.Status() == 0 || !strings.Contains(want.Text(), " ") {
+			t.Fatalf("%s: no status or text", name)
+		}
+	}
+	short := Options{Connect: 2 * time.Second, FirstByte: 300 * time.Millisecond}
+	f("closed port", "http://"+closedPort(t), short, CauseRefused)
+	// .invalid never resolves (RFC 6761): no traffic leaves the machine
+	// beyond the resolver.
+	f("no such host", "http://upstream.invalid", short, CauseDNS)
+	tlsUp := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsUp.Close)
+	f("untrusted certificate", tlsUp.URL, short, CauseTLS)
+	f("silent", "http://"+silentServer(t), short, CauseTimeout)
+	f("reset", "http://"+resetServer(t), short, CauseReset)
+	// A TLS handshake with a server that never answers it is a connect
+	// timeout.
+	f("silent TLS", "https://"+silentServer(t), Options{Connect: 200 * time.Millisecond}, CauseConnectTimeout)
+	f("proxy refused", "http://upstream.invalid", Options{Connect: time.Second, Proxy: "http://" + closedPort(t)}, CauseProxy)
+}
+
+func TestClassifyPoolFull(t *testing.T) {
+	up := silentServer(t)
+	c, err := New(Options{BaseURL: "http://" + up, MaxConns: 1, Connect: 100 * time.Millisecond, FirstByte: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+	send := func() error {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(resp)
+		req.Header.SetMethod("POST")
+		req.SetRequestURI("http://" + up + "/x")
+		return c.Do(req, resp)
+	}
+	go send() // holds the only connection until FirstByte
+	time.Sleep(50 * time.Millisecond)
+	if got := Classify(send()); got != CausePoolFull || got.Status() != 503 {
+		t.Fatalf("cause %v, want pool_full (503)", got)
+	}
+}
+
+func TestTrustedTLSWorks(t *testing.T) {
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(up.Close)
+	cfg := up.Client().Transport.(*http.Transport).TLSClientConfig
+	for i := 0; i < 3; i++ { // the second and third reuse the connection
+		if err := call(t, Options{TLS: cfg}, up.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package upstream
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpproxy"
+	"golang.org/x/net/http/httpproxy"
+)
+
+// dialer opens connections to one provider: directly or through its
+// proxy, then TLS when the base URL is https. slipstream does the TLS
+// handshake itself (fasthttp takes a connection with a Handshake method as
+// TLS already), so that the connection wrapper sees HTTP bytes, and a
+// handshake failure is told apart from the request's own failure.
+type dialer struct {
+	connect time.Duration
+	idle    time.Duration
+	tls     *tls.Config // nil for http
+	proxy   fasthttp.DialFunc
+}
+
+func newDialer(u *url.URL, o *Options) (*dialer, error) {
+	d := &dialer{connect: o.Connect, idle: o.Idle}
+	if u.Scheme == "https" {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if o.TLS != nil {
+			cfg = o.TLS.Clone()
+		}
+		cfg.ServerName = u.Hostname()
+		if cfg.ClientSessionCache == nil {
+			cfg.ClientSessionCache = tls.NewLRUClientSessionCache(0)
+		}
+		d.tls = cfg
+	}
+	pu, err := proxyFor(u, o.Proxy)
+	if err != nil || pu == nil {
+		return d, err
+	}
+	pd := fasthttpproxy.Dialer{
+		Config:         httpproxy.Config{HTTPProxy: pu.String(), HTTPSProxy: pu.String()},
+		DialDualStack:  true,
+		Timeout:        o.Connect,
+		ConnectTimeout: o.Connect,
+	}
+	d.proxy, err = pd.GetDialFuncForTLS(false, d.tls != nil)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use proxy %s: %w", redactURL(pu), err)
+	}
+	return d, nil
+}
+
+// proxyFor returns the proxy for the base URL u, or nil for a direct
+// connection. An empty setting reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY
+// with the rules of Go's net/http (loopback hosts are never proxied).
+func proxyFor(u *url.URL, setting string) (*url.URL, error) {
+	switch setting {
+	case "direct":
+		return nil, nil
+	case "":
+		pu, err := httpproxy.FromEnvironment().ProxyFunc()(u)
+		if err != nil {
+			return nil, fmt.Errorf("cannot use the proxy from the environment: %w", err)
+		}
+		return pu, nil
+	}
+	pu, err := url.Parse(setting)
+	if err != nil || pu.Host == "" {
+		return nil, fmt.Errorf("cannot parse proxy URL %q", clipProxy(setting))
+	}
+	switch pu.Scheme {
+	case "http", "socks5", "socks5h":
+		return pu, nil
+	}
+	return nil, fmt.Errorf("unsupported proxy scheme %q (want http or socks5)", pu.Scheme)
+}
+
+// redactURL prints a proxy URL without its password.
+func redactURL(u *url.URL) string { return u.Redacted() }
+
+func clipProxy(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		s = s[i+1:] // user info may hold a password
+	}
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
+
+func (d *dialer) dial(addr string) (net.Conn, error) {
+	var c net.Conn
+	var err error
+	switch {
+	case d.proxy != nil:
+		c, err = d.proxy(addr)
+		if err != nil {
+			return nil, &DialError{Stage: StageProxy, Err: err}
+		}
+	case strings.HasPrefix(addr, "[") || strings.Count(addr, ":") > 1:
+		c, err = fasthttp.DialDualStackTimeout(addr, d.connect)
+	default:
+		c, err = fasthttp.DialTimeout(addr, d.connect)
+	}
+	if err != nil {
+		return nil, &DialError{Stage: StageConnect, Err: err}
+	}
+	if d.tls != nil {
+		if c, err = d.handshake(c); err != nil {
+			return nil, &DialError{Stage: StageTLS, Err: err}
+		}
+	}
+	w := &conn{Conn: c, idle: d.idle}
+	w.addr.c = w
+	if d.tls != nil {
+		return &tlsConn{w}, nil
+	}
+	return w, nil
+}
+
+func (d *dialer) handshake(raw net.Conn) (net.Conn, error) {
+	tc := tls.Client(raw, d.tls)
+	if err := tc.SetDeadline(time.Now().Add(d.connect)); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	if err := tc.Handshake(); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	if err := tc.SetDeadline(time.Time{}); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+// Dial stages, for DialError.
+const (
+	StageConnect = "connect"
+	StageProxy   = "proxy"
+	StageTLS     = "tls"
+)
+
+// DialError is a failure to open a connection, with the stage it failed
+// in. Its text names the stage and the cause, never a credential.
+type DialError struct {
+	Stage string
+	Err   error
+}
+
+func (e *DialError) Error() string { return e.Stage + ": " + e.Err.Error() }
+func (e *DialError) Unwrap() error { return e.Err }
+
+// conn is one upstream connection. It bounds the silence between reads
+// once a response has started: the first read after fasthttp sets a
+// deadline waits for that deadline (the first-byte timeout); every later
+// read waits at most idle. It also counts the requests written on it and
+// whether the current one got a response byte, which Stale reads.
+type conn struct {
+	net.Conn
+	idle     time.Duration
+	started  bool // a byte arrived since the last SetReadDeadline
+	writing  bool // the last I/O was a write
+	answered bool // a byte of the current request's response arrived
+	requests int  // requests begun on this connection
+	addr     connAddr
+}
+
+// connAddr is the local address fasthttp records in Response.LocalAddr;
+// it leads from a failed call back to its connection.
+type connAddr struct {
+	net.Addr
+	c *conn
+}
+
+func (c *conn) LocalAddr() net.Addr {
+	if c.addr.Addr == nil {
+		c.addr.Addr = c.Conn.LocalAddr()
+	}
+	return &c.addr
+}
+
+func (c *conn) Write(p []byte) (int, error) {
+	if !c.writing {
+		c.writing, c.answered = true, false
+		c.requests++
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.started = false
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	c.writing = false
+	if c.started && c.idle > 0 {
+		if err := c.Conn.SetReadDeadline(time.Now().Add(c.idle)); err != nil {
+			return 0, err
+		}
+	}
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.started, c.answered = true, true
+	}
+	return n, err
+}
+
+// tlsConn is a conn over TLS. fasthttp takes a connection with a
+// Handshake method to be TLS already and does not wrap it again.
+type tlsConn struct{ *conn }
+
+func (c *tlsConn) Handshake() error { return nil }

@@ -1,0 +1,66 @@
+package upstream
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+
+	"github.com/valyala/fasthttp"
+)
+
+// slipstream asks every upstream for Accept-Encoding: identity (it parses
+// streams and translates bodies). An upstream may compress anyway; these
+// are the answers to that.
+var (
+	// ErrEncodedStream is an event stream that came compressed: it cannot
+	// be framed event by event, so it is refused before any byte reaches
+	// the client.
+	ErrEncodedStream = errors.New("upstream sent a compressed event stream although asked for identity encoding")
+	// ErrEncoding is a body in an encoding slipstream does not decode.
+	ErrEncoding = errors.New("upstream body has an unsupported Content-Encoding")
+	// ErrDecodedTooLarge is a compressed body that decodes past the limit.
+	ErrDecodedTooLarge = errors.New("upstream body decodes past the size limit")
+)
+
+// IsEncoded reports whether resp's body carries a Content-Encoding other
+// than identity.
+func IsEncoded(resp *fasthttp.Response) bool {
+	ce := resp.Header.ContentEncoding()
+	return len(ce) > 0 && !equalFold(ce, "identity")
+}
+
+// AppendDecoded appends body, decoded from the Content-Encoding enc
+// (gzip or deflate), to dst, at most max bytes. It allocates a decoder: it
+// serves the rare upstream that compresses although asked not to.
+func AppendDecoded(dst, body, enc []byte, max int) ([]byte, error) {
+	var r io.Reader
+	var err error
+	switch {
+	case equalFold(enc, "gzip") || equalFold(enc, "x-gzip"):
+		r, err = gzip.NewReader(bytes.NewReader(body))
+	case equalFold(enc, "deflate"):
+		// RFC 9110 deflate is zlib-wrapped; some servers send it raw.
+		if r, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
+			r, err = flate.NewReader(bytes.NewReader(body)), nil
+		}
+	default:
+		return dst, ErrEncoding
+	}
+	if err != nil {
+		return dst, err
+	}
+	start := len(dst)
+	buf := bytes.NewBuffer(dst)
+	n, err := buf.ReadFrom(io.LimitReader(r, int64(max)+1))
+	dst = buf.Bytes()
+	if err != nil {
+		return dst[:start], err
+	}
+	if n > int64(max) {
+		return dst[:start], ErrDecodedTooLarge
+	}
+	return dst, nil
+}
