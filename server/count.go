@@ -34,6 +34,9 @@ func (s *Server) countTokens(x *exchange) bool {
 	}
 	x.stream = false // a count answers once
 	if d == codec.DialectGemini {
+		if !x.checkPathModel() {
+			return false
+		}
 		x.model = x.geminiModel
 	}
 	if !x.key.Allows(pool.B2S(x.model)) {

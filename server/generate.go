@@ -32,6 +32,9 @@ func (x *exchange) prepare() bool {
 		return false
 	}
 	if d == codec.DialectGemini {
+		if !x.checkPathModel() {
+			return false
+		}
 		// The path's model is raw bytes; x.model holds escaped content,
 		// as everywhere else, because responses echo it.
 		x.modelBuf = codec.AppendEscaped(x.modelBuf[:0], x.geminiModel)

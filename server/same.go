@@ -37,6 +37,10 @@ func (s *Server) forwardSame(x *exchange) bool {
 // off either way.
 func (x *exchange) respondSame() bool {
 	ctx := x.ctx
+	if x.credentialRejected() {
+		x.writeCredentialRejected()
+		return false
+	}
 	status := x.upResp.StatusCode()
 	sse := status == fasthttp.StatusOK && x.isEventStream()
 	if !sse && !x.isJSON() && (status >= 400 || x.isHTML()) {

@@ -521,3 +521,88 @@ func TestGeminiModelSegmentEscaped(t *testing.T) {
 	}
 	f("/v1beta/models/gemini-x%3Fy=1%23:streamGenerateContent?alt=sse", "/v1beta/models/gemini-x%3Fy%3D1%23:streamGenerateContent?alt=sse")
 }
+
+func TestGeminiModelPathEscaped(t *testing.T) {
+	rec := &uriRecorder{reply: `{}`}
+	up := newUpstream(t, rec)
+	base, _ := startServer(t, upConfig, up.URL)
+	bad := func(target string) {
+		t.Helper()
+		n := rec.count()
+		status, got := rawPost(t, base, target, `{"contents":[]}`)
+		if status != 400 || !strings.Contains(got, "INVALID_ARGUMENT") {
+			t.Fatalf("%s: status %d: %s", target, status, got)
+		}
+		if rec.count() != n {
+			uri, _ := rec.last()
+			t.Fatalf("%s reached the upstream as %q", target, uri)
+		}
+	}
+	bad("/v1beta/models/gemini-x%3Fy=1%23:generateContent")
+	bad("/v1beta/models/gemini-x%3Fy=1%23:streamGenerateContent?alt=sse")
+	bad("/v1beta/models/gemini-x%3Fy=1%23:countTokens")
+	bad("/v1beta/models/gemini%20x:generateContent")
+	bad("/v1beta/models/gemini-%252e%252e%252f:generateContent")
+	bad("/v1beta/models/gemini-..%2F..%2Fv1%2Ffiles:generateContent")
+	bad("/v1beta/models/gemini-x%0d%0aX-Injected-1:generateContent")
+	bad("/v1beta/models/gemini-x%5C..:generateContent")
+	// A good name goes up as it came.
+	status, got := rawPost(t, base, "/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[]}`)
+	if uri, _ := rec.last(); status != 200 || uri != "/v1beta/models/gemini-2.5-pro:generateContent" {
+		t.Fatalf("status %d %s, upstream %q", status, got, uri)
+	}
+}
+
+// TestGeminiCountTokensPathEscaped checks the forwarded count route.
+func TestGeminiCountTokensPathEscaped(t *testing.T) {
+	rec := &uriRecorder{reply: `{"totalTokens":1}`}
+	up := newUpstream(t, rec)
+	yml := strings.Replace(upConfig, `models: ["gemini-*"]}`, `models: ["gemini-*"], count_tokens: upstream}`, 1)
+	base, _ := startServer(t, yml, up.URL)
+	status, got := rawPost(t, base, "/v1beta/models/gemini-x%3Fy=1%23:countTokens", `{"contents":[]}`)
+	if status != 400 {
+		uri, _ := rec.last()
+		t.Fatalf("status %d %s, upstream %q", status, got, uri)
+	}
+	status, got = rawPost(t, base, "/v1beta/models/gemini-x:countTokens", `{"contents":[]}`)
+	if uri, _ := rec.last(); status != 200 || uri != "/v1beta/models/gemini-x:countTokens" {
+		t.Fatalf("status %d %s, upstream %q", status, got, uri)
+	}
+}
+
+func TestUpstreamCredentialRejected(t *testing.T) {
+	var status atomic.Int32
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(int(status.Load()))
+		if strings.HasPrefix(r.URL.Path, "/v1/messages") {
+			io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-****gfed"}}`)
+			return
+		}
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided: sk-open****gfed","type":"invalid_request_error","code":"invalid_api_key"}}`)
+	}))
+	base, _ := startServer(t, upConfig, up.URL)
+	for _, st := range []int{401, 403} {
+		status.Store(int32(st))
+		for _, tc := range []struct{ path, body, provider string }{
+			{"/v1/messages", `{"model":"claude-x","max_tokens":1,"messages":[]}`, "anth"},               // same dialect
+			{"/v1/messages", `{"model":"claude-x","max_tokens":1,"messages":[],"stream":true}`, "anth"}, // same dialect, streamed
+			{"/v1/chat/completions", `{"model":"gpt-4","messages":[]}`, "chat"},                         // same dialect
+			{"/v1/messages", `{"model":"gpt-4","max_tokens":1,"messages":[]}`, "chat"},                  // translated
+			{"/v1/messages", `{"model":"gpt-4","max_tokens":1,"messages":[],"stream":true}`, "chat"},    // translated, streamed
+			{"/v1/chat/completions", `{"model":"claude-x","messages":[],"stream":true}`, "anth"},        // translated, streamed
+		} {
+			code, got := rawPost(t, base, tc.path, tc.body, "Authorization", "Bearer sk-client-secret")
+			want := "provider " + tc.provider + " rejected its credential"
+			if code != st || !strings.Contains(got, want) || strings.Contains(got, "****") {
+				t.Fatalf("%d %s %s: status %d: %s", st, tc.path, tc.body, code, got)
+			}
+			d := "openai"
+			if strings.HasPrefix(tc.path, "/v1/messages") {
+				d = "anthropic"
+			}
+			checkShape(t, d, []byte(got))
+		}
+	}
+}
