@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -27,9 +28,39 @@ providers:
   - {name: gem, kind: gemini, base_url: "${UP}", keys: ["sk-gemini-upstream"], models: ["gemini-*"]}
 aliases:
   sonnet: anth/claude-sonnet-4-5-20990101
+failover: {max_attempts: 1, server_error: 1ns, unauthorized: 1ns}
 timeouts:
   keepalive: 0s
 `
+
+// startRealClock runs slipstream like startServer but on the real clock,
+// so that the short credential cooldowns of upConfig expire between the
+// failing requests of one test. It logs to w (nil: discard).
+func startRealClock(t *testing.T, yml, upURL string, w io.Writer) string {
+	t.Helper()
+	yml = strings.ReplaceAll(yml, "${UP}", upURL)
+	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	s, err := New(cfg, Options{Log: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ln); close(done) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
 
 // uriRecorder is an upstream that records the raw request line target of
 // each request and answers with a canned JSON body.
@@ -368,7 +399,7 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(gzipped(chatOK))
 	}))
-	base, _ := startServer(t, upConfig, up.URL)
+	base := startRealClock(t, upConfig, up.URL, nil)
 	noGzip := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 
 	// Same dialect: the bytes are passed on as they came, with their
@@ -419,13 +450,8 @@ func TestUpstreamFailureNamesCause(t *testing.T) {
 	f := func(upURL, wantClient, wantLog string, wantStatus int) {
 		t.Helper()
 		yml := strings.Replace(upConfig, "keepalive: 0s", "keepalive: 0s\n  connect: 2s\n  first_byte: 300ms", 1)
-		yml = strings.ReplaceAll(yml, "${UP}", upURL)
-		cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
-		if err != nil {
-			t.Fatal(err)
-		}
 		var log syncBuffer
-		base := serveConfig(t, cfg, &log)
+		base := startRealClock(t, yml, upURL, &log)
 		for _, path := range []string{"/v1/messages", "/v1/chat/completions"} { // translated, same dialect
 			status, got := rawPost(t, base, path, `{"model":"gpt-4","max_tokens":1,"messages":[]}`, "Authorization", "Bearer sk-client-secret")
 			if status != wantStatus || !strings.Contains(got, "provider chat") || !strings.Contains(got, wantClient) {
@@ -582,7 +608,7 @@ func TestUpstreamCredentialRejected(t *testing.T) {
 		}
 		io.WriteString(w, `{"error":{"message":"Incorrect API key provided: sk-open****gfed","type":"invalid_request_error","code":"invalid_api_key"}}`)
 	}))
-	base, _ := startServer(t, upConfig, up.URL)
+	base := startRealClock(t, upConfig, up.URL, nil)
 	for _, st := range []int{401, 403} {
 		status.Store(int32(st))
 		for _, tc := range []struct{ path, body, provider string }{
