@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -39,11 +40,16 @@ type attemptState struct {
 
 	meta, cacheKey []byte // the body's metadata and prompt_cache_key (views), for affinity
 	sessionDone    bool   // session is computed
+
+	// abandoned is set (by the stream's goroutine) when the client left
+	// while attempts run beside keep-alive pings: no new attempt starts.
+	abandoned atomic.Bool
 }
 
 func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
 	a.meta, a.cacheKey, a.sessionDone = nil, nil, false
+	a.abandoned.Store(false)
 	a.alts, a.altNext, a.altsDone, a.deadline = a.alts[:0], 0, false, 0
 	if a.detached {
 		a.clientHdr.Reset()
@@ -263,7 +269,7 @@ func (x *exchange) attempts() error {
 		if x.try.cred != nil {
 			x.target.Provider.Cooldowns().Cool(x.try.cred.ID, x.try.model, now, b)
 		}
-		if x.try.attempts >= x.s.cfg.Failover.MaxAttempts || now >= x.try.deadline || !x.advance(now) {
+		if x.try.attempts >= x.s.cfg.Failover.MaxAttempts || now >= x.try.deadline || x.try.abandoned.Load() || !x.advance(now) {
 			return err
 		}
 	}

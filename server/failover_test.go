@@ -423,3 +423,33 @@ timeouts: {keepalive: 0s}
 		t.Fatalf("max_attempts 1: %d", status)
 	}
 }
+
+// TestNoFailoverForDepartedClient: a client that hangs up while the first
+// attempt runs behind keep-alive pings gets no further attempt made for it.
+func TestNoFailoverForDepartedClient(t *testing.T) {
+	slowBad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(1200 * time.Millisecond)
+		w.WriteHeader(503)
+	})
+	good := &credUpstream{}
+	ub, ug := newUpstream(t, slowBad), newUpstream(t, good)
+	yml := fmt.Sprintf("providers:\n  - {name: bad, kind: anthropic, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 200ms}\n", ub.URL, ug.URL)
+	base, _ := startServer(t, yml, "")
+	_, body := clientRequest(0, true)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	buf := make([]byte, 4096)
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := c.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200") {
+		t.Fatalf("no committed stream: %q %v", buf[:n], err)
+	}
+	c.Close()
+	time.Sleep(2 * time.Second)
+	if got := good.creds(); got != "" {
+		t.Fatalf("failed over for a client that left: %q", got)
+	}
+}

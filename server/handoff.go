@@ -196,6 +196,7 @@ var msgInternal = []byte("internal error in slipstream; the stream was ended")
 
 // clientGone records that the client left while x was writing to it.
 func (x *exchange) clientGone() {
+	x.try.abandoned.Store(true) // no further failover attempts
 	if x.result == resultOK {
 		x.result = resultClientGone
 	}
