@@ -59,6 +59,11 @@ func (f *frameConn) Read([]byte) (int, error) {
 	}
 }
 
+// Gone returns a channel closed when the WebSocket client is gone: a
+// handler that watches its client can select on it instead of peeking at
+// a socket.
+func (f *frameConn) Gone() <-chan struct{} { return f.gone }
+
 func (f *frameConn) Write(b []byte) (int, error) { return len(b), nil }
 func (f *frameConn) Close() error                { return nil }
 func (f *frameConn) LocalAddr() net.Addr         { return f.local }
