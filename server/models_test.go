@@ -64,12 +64,12 @@ func TestModelListsPatterns(t *testing.T) {
 			return
 		}
 		hits.Add(1)
-		auth.Store(r.Header.Get("Authorization"))
+		auth.Store(r.Header.Get("Authorization") + " " + r.Header.Get("X-Org"))
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"llama-3-70b","object":"model"},{"id":"qwen-coder"},{"id":"bad*glob"},{"id":42},{"id":"llama-4"}]}`)
 	}))
 	yml := `providers:
-  - {name: up, kind: openai, base_url: "${UP}/v1", keys: [sk-up-list], models: ["llama-*", "qwen-*"], list_models: true}
+  - {name: up, kind: openai, base_url: "${UP}/v1", keys: [sk-up-list], models: ["llama-*", "qwen-*"], list_models: true, headers: {X-Org: org-7}}
   - {name: gpt, kind: openai, base_url: "${UP}/v1", keys: [sk-up], models: ["nothing-known-*"]}
 aliases:
   "claude-*": up/llama-4
@@ -98,8 +98,8 @@ aliases:
 	if n := hits.Load(); n != 1 {
 		t.Fatalf("upstream list fetched %d times, want once (cached)", n)
 	}
-	if a, _ := auth.Load().(string); a != "Bearer sk-up-list" {
-		t.Fatalf("upstream list credential %q", a)
+	if a, _ := auth.Load().(string); a != "Bearer sk-up-list org-7" {
+		t.Fatalf("upstream list credential and provider header %q", a)
 	}
 }
 

@@ -138,6 +138,8 @@ func (m *modelLists) fetch(p *provider.Provider) ([]string, string) {
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodGet)
 	req.SetRequestURI(modelListURL(p))
+	upstream.SetIdentity(&req.Header)
+	c.SetHeaders(&req.Header) // the provider's configured headers, as on generation calls
 	setListCredential(&req.Header, p)
 	if err := c.Do(req, resp); err != nil {
 		return nil, "the upstream is unreachable or timed out"
