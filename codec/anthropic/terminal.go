@@ -1,29 +1,46 @@
 package anthropic
 
 import (
+	"github.com/tidwall/gjson"
+
 	"slipstream/codec"
 	"slipstream/codec/sse"
 )
 
 // Tail watches an Anthropic stream that is relayed verbatim (the
 // same-dialect path): it notes the terminal event so that a stream that
-// ends without one can be closed with an in-band error. It reads only the
-// SSE event name.
-type Tail struct{ done bool }
+// ends without one can be closed with an in-band error, and reads the
+// usage that message_start and message_delta carry. It parses only those
+// two events; every other event costs a look at its name.
+type Tail struct {
+	done  bool
+	usage counts
+}
 
 // Reset prepares t for a new stream.
-func (t *Tail) Reset() { t.done = false }
+func (t *Tail) Reset() { t.done, t.usage = false, counts{} }
 
 // Observe notes one relayed event.
-func (t *Tail) Observe(name, _ []byte) {
+func (t *Tail) Observe(name, data []byte) {
 	switch string(name) {
 	case "message_stop", "error":
 		t.done = true
+	case "message_start":
+		t.usage.read(codec.Get(data, "message.usage"))
+	case "message_delta":
+		t.usage.read(codec.Get(data, "usage"))
 	}
 }
 
 // Done reports whether the terminal event (message_stop or error) passed.
 func (t *Tail) Done() bool { return t.done }
+
+// Usage returns the usage the stream reported so far (Known false if none).
+func (t *Tail) Usage() codec.Usage { return t.usage.usage() }
+
+// Text returns nothing: Anthropic streams always carry usage, so their
+// text is never counted locally.
+func (t *Tail) Text() []byte { return nil }
 
 // AppendError appends an in-band error event ending the stream.
 func (t *Tail) AppendError(dst []byte, e *codec.Error) []byte {
@@ -31,4 +48,41 @@ func (t *Tail) AppendError(dst []byte, e *codec.Error) []byte {
 	dst = sse.AppendEventStart(dst, "error")
 	dst = AppendErrorObject(dst, e)
 	return sse.AppendEventEnd(dst)
+}
+
+// ReadUsage reads an Anthropic usage object (the "usage" member of a
+// Messages response) into the neutral Usage.
+func ReadUsage(obj []byte) codec.Usage {
+	var c counts
+	c.read(codec.ResultOf(obj))
+	return c.usage()
+}
+
+// counts are Anthropic's usage fields as last reported; message_delta
+// updates only the fields it carries.
+type counts struct {
+	in, cacheWrite, cacheRead, out, thinking int64
+	known                                    bool
+}
+
+func (c *counts) read(u gjson.Result) {
+	if !u.IsObject() {
+		return
+	}
+	c.known = true
+	setCount(&c.in, u.Get("input_tokens"))
+	setCount(&c.cacheWrite, u.Get("cache_creation_input_tokens"))
+	setCount(&c.cacheRead, u.Get("cache_read_input_tokens"))
+	setCount(&c.out, u.Get("output_tokens"))
+	setCount(&c.thinking, u.Get("output_tokens_details.thinking_tokens"))
+}
+
+// usage returns the neutral usage: Input counts the cached and
+// cache-written tokens too, as the decoder's does.
+func (c *counts) usage() codec.Usage {
+	if !c.known {
+		return codec.Usage{}
+	}
+	return codec.Usage{Input: c.in + c.cacheWrite + c.cacheRead, CacheRead: c.cacheRead,
+		CacheWrite: c.cacheWrite, Output: c.out, Reasoning: c.thinking, Known: true}
 }

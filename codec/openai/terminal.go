@@ -8,21 +8,52 @@ import (
 )
 
 // ChatTail watches a Chat Completions stream that is relayed verbatim (the
-// same-dialect path) for its terminal [DONE] or an in-band error.
-type ChatTail struct{ done bool }
+// same-dialect path) for its terminal [DONE] or an in-band error, and reads
+// the usage chunk (sent when the client asked stream_options.include_usage).
+// Until usage is seen it keeps a view of each chunk's text delta, so that
+// the caller can count the output locally when none comes.
+type ChatTail struct {
+	done  bool
+	usage codec.Usage
+	text  []byte
+}
 
 // Reset prepares t for a new stream.
-func (t *ChatTail) Reset() { t.done = false }
+func (t *ChatTail) Reset() { t.done, t.usage, t.text = false, codec.Usage{}, nil }
 
 // Observe notes one relayed event.
 func (t *ChatTail) Observe(_, data []byte) {
+	t.text = nil
 	if string(data) == "[DONE]" || bytes.HasPrefix(data, []byte(`{"error"`)) {
 		t.done = true
+		return
+	}
+	if bytes.Contains(data, usageKey) {
+		if u := chatUsage(codec.Get(data, "usage")); u.Known {
+			t.usage = u
+		}
+	}
+	if !t.usage.Known {
+		t.text = codec.Content(codec.Get(data, "choices.0.delta.content"))
 	}
 }
 
+var usageKey = []byte(`"usage"`)
+
 // Done reports whether the stream has ended properly.
 func (t *ChatTail) Done() bool { return t.done }
+
+// Usage returns the usage the stream reported (Known false if none yet).
+func (t *ChatTail) Usage() codec.Usage { return t.usage }
+
+// Text returns the escaped text delta of the last observed chunk while no
+// usage is known, else nil. It is a view into that chunk, valid until the
+// next Observe.
+func (t *ChatTail) Text() []byte { return t.text }
+
+// ReadChatUsage reads a Chat usage object (the "usage" member of a
+// chat.completion) into the neutral Usage.
+func ReadChatUsage(obj []byte) codec.Usage { return chatUsage(codec.ResultOf(obj)) }
 
 // AppendError appends Chat's in-band error: a data event holding the error
 // object, and no [DONE] after it.
@@ -41,16 +72,19 @@ type ResponsesTail struct {
 	seq   int64
 	idBuf [128]byte
 	id    []byte
+	usage codec.Usage
 }
 
 // Reset prepares t for a new stream.
-func (t *ResponsesTail) Reset() { t.done, t.seq, t.id = false, -1, nil }
+func (t *ResponsesTail) Reset() { t.done, t.seq, t.id, t.usage = false, -1, nil, codec.Usage{} }
 
-// Observe notes one relayed event.
+// Observe notes one relayed event; the terminal event's response carries
+// the usage.
 func (t *ResponsesTail) Observe(name, data []byte) {
 	switch string(name) {
 	case "response.completed", "response.incomplete", "response.failed":
 		t.done = true
+		t.usage = readResponsesUsage(codec.Get(data, "response.usage"))
 	case "response.created":
 		if id := codec.Content(codec.Get(data, "response.id")); len(id) <= len(t.idBuf) {
 			t.id = t.idBuf[:copy(t.idBuf[:], id)]
@@ -63,6 +97,17 @@ func (t *ResponsesTail) Observe(name, data []byte) {
 
 // Done reports whether a terminal event passed.
 func (t *ResponsesTail) Done() bool { return t.done }
+
+// Usage returns the usage of the terminal event (Known false before it).
+func (t *ResponsesTail) Usage() codec.Usage { return t.usage }
+
+// Text returns nothing: a Responses stream reports usage in its terminal
+// event, so its text is not counted locally.
+func (t *ResponsesTail) Text() []byte { return nil }
+
+// ReadResponsesUsage reads a Responses usage object (the "usage" member of
+// a response) into the neutral Usage.
+func ReadResponsesUsage(obj []byte) codec.Usage { return readResponsesUsage(codec.ResultOf(obj)) }
 
 // AppendError appends a response.failed event carrying e, numbered after
 // the last relayed event.
