@@ -281,7 +281,7 @@ func runCase(t *testing.T, c *chaosCase) {
 // result.
 func loggedSuccess(log string) bool {
 	for _, line := range strings.Split(log, "\n") {
-		if !strings.Contains(line, `model="`+model+`"`) {
+		if !strings.Contains(line, `model="`+model+`"`) && !strings.Contains(line, " model="+model+" ") {
 			continue
 		}
 		if strings.Contains(line, " result=ok") || !strings.Contains(line, " result=") && strings.Contains(line, " status=200 ") {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,8 +36,12 @@ func runClaudeArgs(t *testing.T, p *proxy, dir, prompt string, args ...string) c
 // requests in slipstream's access log, in order.
 func accessModels(log string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`"?POST"? "?/v1/messages[^" ]*"? key=\S+ model="([^"]*)"`).FindAllStringSubmatch(log, -1) {
-		out = append(out, m[1])
+	for _, m := range regexp.MustCompile(`route=/v1/messages dialect=\S+ provider=\S+ credential=\S+ model=("(?:[^"\\]|\\.)*"|\S+)`).FindAllStringSubmatch(log, -1) {
+		name := m[1]
+		if uq, err := strconv.Unquote(name); err == nil {
+			name = uq
+		}
+		out = append(out, name)
 	}
 	return out
 }

@@ -28,6 +28,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 		return 0, false
 	}
 	s.served.Add(1)
+	s.admits.Add(1)
 	return size, true
 }
 
@@ -37,4 +38,5 @@ const msgTooManyRequests = "too many requests in flight (limits.max_concurrent);
 func (s *Server) leave(size int64) {
 	s.bytesInFlight.Add(-size)
 	s.inflight.Add(-1)
+	s.admits.Add(-1)
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -65,12 +64,22 @@ type exchange struct {
 
 	// What the access log needs, copied out of the RequestCtx before the
 	// handler returns (fasthttp recycles the ctx while a stream may still
-	// run): the quoted method and path, the status sent, and how the
-	// response ended.
-	logReq []byte
+	// run): the status sent, and how the response ended.
 	status int
 	result result
 	upErr  error // why the upstream body was not read to its end, or nil
+
+	// Usage and timings for the access log and metrics (usage.go,
+	// access.go).
+	usage    codec.Usage
+	sameTail tail  // the tail relaySame watched with, or nil
+	estOut   int64 // output tokens counted locally while no usage was known
+	bodyTail bodyTail
+	id       requestID
+	start    time.Time // the handler's start
+	ttft     time.Time // when the first event went to the client, or zero
+	bytesOut int64     // body bytes written to the client by streams
+	callErr  error     // the failed upstream call's error, or nil
 
 	// stream is what writeStream runs once x is handed to fasthttp as a
 	// body stream writer.
@@ -101,9 +110,6 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
 	x.released = false
 	x.conn = clientConn(ctx)
-	if s.cfg.Log.Access {
-		x.logReq = appendRequestLine(x.logReq[:0], ctx)
-	}
 	return x
 }
 
@@ -124,14 +130,13 @@ func (x *exchange) release() {
 		panic("BUG: exchange released twice")
 	}
 	x.released = true
+	x.settleUsage()
 	x.chargeKey()
 	x.closeUpstream(x.upErr)
 	if !x.left {
 		x.s.leave(x.size)
 	}
-	if x.s.cfg.Log.Access {
-		x.logAccess()
-	}
+	x.record()
 	if x.ts != nil {
 		translate.ReleaseStream(x.ts)
 		x.ts = nil
@@ -157,8 +162,11 @@ func (x *exchange) release() {
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
 	x.conn, x.left = nil, false
-	x.logReq, x.head = trimScratch(x.logReq), trimScratch(x.head)
+	x.head = trimScratch(x.head)
 	x.tok = nil
+	x.usage, x.sameTail, x.estOut, x.ttft, x.bytesOut = codec.Usage{}, nil, 0, time.Time{}, 0
+	x.callErr = nil
+	x.bodyTail.reset(-1)
 	x.splice = modelSplice{}
 	x.try.reset()
 	x.decoded = false
@@ -180,6 +188,8 @@ type tail interface {
 	Reset()
 	Observe(name, data []byte)
 	Done() bool
+	Usage() codec.Usage
+	Text() []byte
 	AppendError(dst []byte, e *codec.Error) []byte
 }
 
@@ -211,37 +221,6 @@ type noCopy struct{}
 
 func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
-
-// logAccess writes one access-log line. It names the key and provider,
-// never a secret; every value a client chose (method, path, model) is
-// quoted, so none can forge a line. It reads nothing from the RequestCtx,
-// which may already be recycled.
-func (x *exchange) logAccess() {
-	key, prov := "-", "-"
-	if x.key != nil {
-		key = x.key.Name
-	}
-	if x.target.Provider != nil {
-		prov = x.target.Provider.Name
-	}
-	u := codec.Usage{}
-	if x.ts != nil {
-		u = x.ts.Usage()
-	}
-	cred := "-"
-	if x.try.cred != nil {
-		cred = x.try.cred.Name // the configured name, never the secret
-	}
-	x.s.log.Printf("%s key=%q model=%q provider=%q status=%d result=%s stream=%v body=%d in=%d out=%d estimated=%v credential=%q attempts=%d",
-		x.logReq, key, x.model, prov, x.status, x.result, x.stream, x.size, u.Input, u.Output, u.Estimated, cred, x.try.attempts)
-}
-
-// appendRequestLine appends the request's method and path, each quoted.
-func appendRequestLine(dst []byte, ctx *fasthttp.RequestCtx) []byte {
-	dst = strconv.AppendQuote(dst, pool.B2S(ctx.Method()))
-	dst = append(dst, ' ')
-	return strconv.AppendQuote(dst, pool.B2S(ctx.Path()))
-}
 
 var _ translate.Estimator = (*exchange)(nil)
 

@@ -15,12 +15,17 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if s.serveWebSocket(ctx) {
 		return
 	}
+	id, start := s.begin(ctx)
 	rt, geminiModel, geminiStream := match(ctx.Method(), ctx.Path())
 	if rt == nil {
 		s.refuseRoute(ctx)
+		s.answered(ctx, rt, dialectOfPath(ctx), nil, id, start)
 		return
 	}
 	switch rt.op {
+	case opMetrics:
+		s.serveMetrics(ctx)
+		return
 	case opRoot, opHealth:
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBodyString("ok\n")
@@ -37,18 +42,22 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	key, ok := s.authenticate(ctx)
 	if !ok {
 		s.refuseKey(ctx, d)
+		s.answered(ctx, rt, d, nil, id, start)
 		return
 	}
 	if rt.op == opModels {
 		s.handleModels(ctx, d, key)
+		s.answered(ctx, rt, d, key, id, start)
 		return
 	}
 	size, ok := s.admit(ctx, d)
 	if !ok {
 		s.discardBody(ctx)
+		s.answered(ctx, rt, d, key, id, start)
 		return
 	}
 	x := acquireExchange(s, ctx, rt, key, size)
+	x.id, x.start = id, start
 	x.geminiModel, x.stream = geminiModel, geminiStream
 	if !s.serve(x) {
 		x.status = ctx.Response.StatusCode()
@@ -97,7 +106,7 @@ func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
 		return ctx.Response.StatusCode()
 	}
 	d := s.routeDialect(ctx, rt)
-	if _, ok := s.authenticate(ctx); !ok && rt.op != opHealth && rt.op != opReady && rt.op != opRoot && rt.op != opTelemetry {
+	if _, ok := s.authenticate(ctx); !ok && rt.op != opHealth && rt.op != opReady && rt.op != opRoot && rt.op != opTelemetry && rt.op != opMetrics {
 		s.refuseKey(ctx, d)
 		return fasthttp.StatusUnauthorized
 	}

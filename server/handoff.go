@@ -85,6 +85,7 @@ func (x *exchange) handOffBody(size int) {
 	ctx := x.ctx
 	x.status = ctx.Response.StatusCode()
 	x.ctx = nil
+	x.bodyTail.reset(int64(size))
 	if size < 0 && x.http10(ctx) {
 		return
 	}
@@ -215,6 +216,7 @@ func (x *exchange) flushOut(w streamWriter, b []byte) bool {
 		}
 	}
 	x.extendWrite()
+	x.wrote(len(b))
 	_, err := w.Write(b)
 	if err == nil {
 		err = w.Flush()

@@ -36,12 +36,7 @@ func (x *exchange) chargeKey() {
 
 // keyUsage is the usage a key is charged: the upstream's counts, or the
 // local estimate when it sent none.
-func (x *exchange) keyUsage() codec.Usage {
-	if x.ts != nil {
-		return x.ts.Usage()
-	}
-	return codec.Usage{}
-}
+func (x *exchange) keyUsage() codec.Usage { return x.usage }
 
 // setRetryAfter sets Retry-After to wait (ns) rounded up to whole
 // seconds, at least 1.

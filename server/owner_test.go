@@ -106,7 +106,7 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 		ctx.Response.Reset() // the client hangs up: fasthttp closes the body stream
 		close(release)
 		waitIdle(t, s)
-		if !strings.Contains(logs.String(), `"POST" "/v1/messages"`) || !strings.Contains(logs.String(), "result=client_gone") {
+		if !strings.Contains(logs.String(), `route=/v1/messages`) || !strings.Contains(logs.String(), "result=client_gone") {
 			t.Fatalf("%s: access log %q", model, logs.String())
 		}
 	}
@@ -210,7 +210,7 @@ func TestAccessLogAfterClientWriteError(t *testing.T) {
 		conn.Close()
 	}
 	waitIdle(t, s)
-	if got := strings.Count(logs.String(), `"POST" "/v1/messages" key="-" model="claude-x" provider="anth" status=200 result=client_gone`); got != 5 {
+	if got := strings.Count(logs.String(), `route=/v1/messages dialect=anthropic provider=anth credential=#0 model=claude-x upstream_model=claude-x stream=true status=200 result=client_gone`); got != 5 {
 		t.Fatalf("%d client_gone lines in %q", got, logs.String())
 	}
 }

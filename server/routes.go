@@ -21,6 +21,7 @@ const (
 	opReady
 	opRoot
 	opTelemetry
+	opMetrics
 )
 
 // route is one entry of the route table.
@@ -44,6 +45,7 @@ var routes = [...]route{
 	{"HEAD", "/healthz", opHealth, codec.DialectUnknown},
 	{"GET", "/readyz", opReady, codec.DialectUnknown},
 	{"HEAD", "/readyz", opReady, codec.DialectUnknown},
+	{"GET", "/metrics", opMetrics, codec.DialectUnknown},
 	{"GET", "/", opRoot, codec.DialectUnknown},
 	{"HEAD", "/", opRoot, codec.DialectUnknown},
 	{"POST", "/api/event_logging/batch", opTelemetry, codec.DialectUnknown},

@@ -98,6 +98,7 @@ func (x *exchange) isJSON() bool {
 // its terminal event gets the dialect's in-band error.
 func (x *exchange) relaySame(w streamWriter) {
 	t := x.tail()
+	x.sameTail = t
 	x.rd.Reset(x.upResp.BodyStream())
 	x.watch.start(x)
 	defer x.watch.stop()
@@ -111,6 +112,9 @@ func (x *exchange) relaySame(w streamWriter) {
 			break
 		}
 		t.Observe(ev.Name, ev.Data)
+		if txt := t.Text(); len(txt) > 0 {
+			x.estOut += int64(x.Count(txt))
+		}
 		if !x.flushOut(w, ev.Raw) {
 			return
 		}
@@ -172,7 +176,11 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 	}
 	x.extendWrite() // fasthttp writes what this returns to the client next
 	n, err = r.Read(b)
-	if err != nil && err != io.EOF {
+	x.bodyTail.write(b[:n])
+	x.bytesOut += int64(n)
+	if err == io.EOF {
+		x.bodyTail.done = true
+	} else if err != nil {
 		x.upErr = err
 		x.result = resultUpstreamFailed
 	}

@@ -87,18 +87,18 @@ func TestLogLinesCannotBeForged(t *testing.T) {
 	anth := `{"model":"claude-x\nFORGED","max_tokens":1,"messages":[]}`
 	rawExchange(t, base, "POST /v1/messages HTTP/1.1\r\nHost: x\r\n"+auth+"Connection: close\r\nContent-Length: "+itoa(len(anth))+"\r\n\r\n"+anth, 2*time.Second)
 	time.Sleep(50 * time.Millisecond)
-	line := regexp.MustCompile(`^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{6} `)
+	line := regexp.MustCompile(`^time=\S+ level=INFO id=[0-9a-f]{8}-[0-9a-f]{11} `)
 	l := strings.TrimSuffix(logs.String(), "\n")
 	if strings.Count(l, "\n") != 2 {
 		t.Fatalf("expected three access-log lines, got %q", l)
 	}
 	for _, ln := range strings.Split(l, "\n") {
-		if !line.MatchString(ln) || strings.HasPrefix(ln[27:], "FORGED") {
+		if !line.MatchString(ln) {
 			t.Fatalf("a log line the server did not start: %q (log %q)", ln, l)
 		}
 	}
-	if !strings.Contains(l, `"/v1beta/models/gemini-x\n2026/01/01 00.00.00.000000 FORGED:generateContent"`) {
-		t.Fatalf("the path is not quoted: %q", l)
+	if !strings.Contains(l, `model="gemini-x\\n2026/01/01 00.00.00.000000 FORGED"`) {
+		t.Fatalf("the path's model is not quoted: %q", l)
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,13 +21,19 @@ import (
 
 	"slipstream/server/config"
 	"slipstream/server/keys"
+	"slipstream/server/metrics"
 	"slipstream/server/mock"
 	"slipstream/server/provider"
+	"slipstream/server/store"
 	"slipstream/server/upstream"
 	"slipstream/server/ws"
 )
 
-// Server serves one configuration. Create it with New.
+// Server serves one configuration. Create it with New. A reload (see
+// reload.go) builds a new Server, a generation, that shares the listener,
+// admission counters, metrics and shared state (the embedded *shared) with
+// the one it replaces: requests in flight finish on the generation that
+// admitted them.
 type Server struct {
 	cfg  *config.Config
 	reg  *provider.Registry
@@ -37,11 +45,29 @@ type Server struct {
 	mocks        map[*provider.Provider]*mock.Mock
 	lists        *modelLists // upstream model lists (list_models)
 	ws           *ws.Transport
+	labels       *metrics.ModelLabels
+	access       *slog.Logger  // the access log, nil when off
+	stop         chan struct{} // closed when this generation is replaced or shut down
+	admits       atomic.Int64  // requests of this generation in flight
 
-	srv   *fasthttp.Server
-	log   *log.Logger
-	now   func() time.Time
-	ready atomic.Bool
+	retireOnce sync.Once
+
+	*shared
+}
+
+// shared is what every generation of one Server shares.
+type shared struct {
+	srv     *fasthttp.Server
+	log     *log.Logger
+	logw    io.Writer
+	now     func() time.Time
+	ready   atomic.Bool
+	current atomic.Pointer[Server]
+	metrics *metrics.Metrics
+	store   *store.Store
+	cool    provider.Cooldowns // credential cooldowns, kept across reloads
+	reloads sync.Mutex         // one reload at a time
+	ids     idSource
 
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
@@ -55,6 +81,11 @@ type Options struct {
 	Log io.Writer
 	// Now is the clock for created timestamps. Default time.Now.
 	Now func() time.Time
+	// Metrics receives the request metrics. Default: a new registry.
+	Metrics *metrics.Metrics
+	// Store holds rate windows, budgets and cooldowns. Default: a new
+	// in-process store, or a Redis-backed one when the config names Redis.
+	Store *store.Store
 }
 
 // New builds a server for a validated configuration.
@@ -62,44 +93,31 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	if ps := cfg.Validate(); len(ps) > 0 {
 		return nil, fmt.Errorf("cannot start with an invalid config: %w", ps)
 	}
-	s := &Server{
-		cfg:     cfg,
-		reg:     provider.NewRegistry(cfg),
-		clients: map[*provider.Provider]*upstream.Client{},
-		mocks:   map[*provider.Provider]*mock.Mock{},
-		now:     o.Now,
+	sh := &shared{now: o.Now, metrics: o.Metrics, store: o.Store, logw: o.Log}
+	if sh.now == nil {
+		sh.now = time.Now
 	}
-	if s.now == nil {
-		s.now = time.Now
+	if sh.logw == nil {
+		sh.logw = io.Discard
 	}
-	w := o.Log
-	if w == nil {
-		w = io.Discard
+	sh.log = log.New(sh.logw, "", log.LstdFlags|log.Lmicroseconds)
+	if sh.metrics == nil {
+		sh.metrics = metrics.New()
 	}
-	s.log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
-	s.lists = newModelLists(s.reg, s.clients, s.log)
-	ks, err := keys.New(cfg.Keys)
+	sh.ids.init()
+	if sh.store == nil {
+		sh.store = newStore(cfg, sh.log, sh.metrics)
+	}
+	s, err := sh.generation(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s.keys = ks
-	for _, p := range s.reg.Providers() {
-		if p.IsMock() {
-			s.mocks[p] = mock.New(p.Config)
-			continue
-		}
-		c, err := newUpstreamClient(cfg, p)
-		if err != nil {
-			return nil, err
-		}
-		s.clients[p] = c
-	}
-	s.crossDialect = crossDialect(s.reg)
-	s.ws = s.newWebSocket()
+	sh.current.Store(s)
+	sh.registerGauges()
 	s.srv = &fasthttp.Server{
-		Handler:            s.handle,
-		ErrorHandler:       s.handleServerError,
-		ExpectHandler:      s.expectContinue,
+		Handler:            sh.dispatch,
+		ErrorHandler:       sh.handleServerError,
+		ExpectHandler:      sh.expectContinue,
 		Name:               "slipstream",
 		MaxRequestBodySize: int(cfg.Limits.MaxBodyBytes.N()),
 		ReadBufferSize:     8 << 10, // per connection; headers beyond it get 431 in the dialect
@@ -119,13 +137,64 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	return s, nil
 }
 
+// generation builds the per-configuration part of a Server over sh.
+func (sh *shared) generation(cfg *config.Config) (*Server, error) {
+	s := &Server{
+		cfg:     cfg,
+		reg:     provider.NewRegistry(cfg),
+		clients: map[*provider.Provider]*upstream.Client{},
+		mocks:   map[*provider.Provider]*mock.Mock{},
+		stop:    make(chan struct{}),
+		shared:  sh,
+	}
+	if sh.cool == nil {
+		sh.cool = s.reg.Cooldowns()
+	}
+	s.reg.SetCooldowns(sh.cool)
+	s.labels = metrics.NewModelLabels(s.reg)
+	s.access = newAccessLog(cfg, sh.logw)
+	s.lists = newModelLists(s.reg, s.clients, s.log)
+	ks, err := keys.New(cfg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	s.keys = ks
+	for _, p := range s.reg.Providers() {
+		if p.IsMock() {
+			s.mocks[p] = mock.New(p.Config)
+			continue
+		}
+		c, err := newUpstreamClient(cfg, p)
+		if err != nil {
+			return nil, err
+		}
+		s.clients[p] = c
+	}
+	s.crossDialect = crossDialect(s.reg)
+	s.ws = s.newWebSocket()
+	return s, nil
+}
+
+// dispatch hands a request to the current generation.
+func (sh *shared) dispatch(ctx *fasthttp.RequestCtx) { sh.current.Load().handle(ctx) }
+
+// expectContinue answers Expect: 100-continue for the current generation.
+func (sh *shared) expectContinue(ctx *fasthttp.RequestCtx) int {
+	return sh.current.Load().expectContinue(ctx)
+}
+
+// handleServerError answers errors fasthttp detects before the handler.
+func (sh *shared) handleServerError(ctx *fasthttp.RequestCtx, err error) {
+	sh.current.Load().handleServerError(ctx, err)
+}
+
 // Serve accepts connections on ln until Shutdown. It returns nil after a
 // graceful shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	go s.reclaim(stop)
-	go s.lists.run(stop)
+	go s.current.Load().runLists()
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)
@@ -136,16 +205,21 @@ func (s *Server) Serve(ln net.Listener) error {
 // and streams to finish, or for ctx to end.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
-	s.shutdownWebSocket(ctx)
+	cur := s.current.Load()
+	cur.shutdownWebSocket(ctx)
 	err := s.srv.ShutdownWithContext(ctx)
-	for _, c := range s.clients {
+	cur.retire()
+	for _, c := range cur.clients {
 		c.CloseIdle()
 	}
 	return err
 }
 
 // Handler returns the request handler, for tests that serve it themselves.
-func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
+func (s *Server) Handler() fasthttp.RequestHandler { return s.dispatch }
 
-// Config returns the configuration the server runs.
-func (s *Server) Config() *config.Config { return s.cfg }
+// Config returns the configuration the server runs now.
+func (s *Server) Config() *config.Config { return s.current.Load().cfg }
+
+// Metrics returns the server's metrics registry.
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }

@@ -230,6 +230,7 @@ func (x *exchange) rewindBody() {
 // otherwise. Both name the provider and the cause class, never its
 // address or credential.
 func (x *exchange) callError(err error) (int, string) {
+	x.callErr = err
 	name := x.target.Provider.Name
 	cause := upstream.Classify(err)
 	x.s.log.Printf("upstream error: provider=%s cause=%s status=%d error=%q", name, cause, cause.Status(), clipError(err))

@@ -35,6 +35,30 @@ type Config struct {
 	// Failover bounds retries across credentials, providers and
 	// fallbacks, and sets the cooldowns (see failover.go).
 	Failover Failover `yaml:"failover"`
+	// Metrics configures GET /metrics.
+	Metrics Metrics `yaml:"metrics"`
+	// Redis, when its url is set, shares rate-limit windows, budgets,
+	// cooldowns and usage totals across replicas. Default: all state stays
+	// in the process.
+	Redis Redis `yaml:"redis"`
+}
+
+// Metrics configures the Prometheus endpoint, GET /metrics.
+type Metrics struct {
+	// Token, when set, is the bearer token a scrape must send
+	// (Authorization: Bearer TOKEN). Default: /metrics is open, like
+	// /healthz; it shows key and model names, never a secret.
+	Token string `yaml:"token" secret:"true"`
+}
+
+// Redis names the server that replicas share state through.
+type Redis struct {
+	// URL is redis://[user:password@]host:port[/db] (rediss:// for TLS).
+	// Never printed. Default: none, state stays in the process.
+	URL string `yaml:"url" secret:"true"`
+	// Prefix starts every key slipstream writes, so replicas of different
+	// deployments can share one server. Default "slipstream".
+	Prefix string `yaml:"prefix"`
 }
 
 // Key is one client key and its policy.
@@ -241,8 +265,14 @@ func (t *TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 
 // Log configures logging.
 type Log struct {
-	// Access turns on one line per request on stderr. Default false.
+	// Access turns on one line per request on stderr (log/slog), refused
+	// requests included: request id, key name, route, dialect, provider,
+	// credential name, models, status, tokens, latency, time to first
+	// token, bytes, attempts and the cause of an upstream failure. Never a
+	// secret. Default false.
 	Access bool `yaml:"access"`
+	// Format of the access log: text (key=value, default) or json.
+	Format string `yaml:"format"`
 }
 
 // Duration is a time.Duration written in YAML as "10s", "5m", "1h".

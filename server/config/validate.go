@@ -60,6 +60,12 @@ func (c *Config) applyDefaults() {
 		c.Limits.UpstreamConns = c.Limits.MaxConcurrent
 	}
 	c.Timeouts.applyDefaults()
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+	if c.Redis.Prefix == "" {
+		c.Redis.Prefix = "slipstream"
+	}
 	for i := range c.Keys {
 		if len(c.Keys[i].Models) == 0 {
 			c.Keys[i].Models = []string{"*"}
@@ -132,6 +138,12 @@ func (c *Config) Validate() Problems {
 	c.Timeouts.validate(add)
 	c.Failover.validate(add)
 	c.validateFallbacks(add)
+	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
+		add("log.format", "unknown format %q (want text or json)", f)
+	}
+	if u := c.Redis.URL; u != "" && !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") && !strings.HasPrefix(u, "unix://") {
+		add("redis.url", "want redis://host:port, rediss://host:port or unix:///path")
+	}
 	return ps
 }
 

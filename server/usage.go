@@ -1,0 +1,153 @@
+package server
+
+import (
+	"bytes"
+
+	"slipstream/codec"
+	"slipstream/codec/anthropic"
+	"slipstream/codec/gemini"
+	"slipstream/codec/openai"
+	"slipstream/codec/translate"
+)
+
+// Usage on every path. Translated and mock responses report it through
+// their translate.Stream; same-dialect streams through the dialect's tail,
+// which reads the usage events as they pass; a same-dialect body that is
+// not a stream (passBody) through bodyTail, which keeps only the body's
+// last bytes, where every dialect puts its usage object. When the upstream
+// reported nothing, the counts are estimated locally and marked so.
+
+// bodyTailSize is how much of a verbatim body's end bodyTail keeps. The
+// usage object and what follows it (Responses echoes metadata after it)
+// fit in it.
+const bodyTailSize = 8 << 10
+
+// bodyTail keeps the last bodyTailSize bytes of a body relayed verbatim,
+// in a ring. With a declared length, bytes before the last window are
+// skipped without copying.
+type bodyTail struct {
+	buf  [bodyTailSize]byte
+	seen int64 // bytes of the body seen so far
+	size int64 // the declared length, or -1
+	done bool  // the body was read to its end
+}
+
+func (t *bodyTail) reset(size int64) { t.seen, t.size, t.done = 0, size, false }
+
+// write notes b, the next bytes of the body.
+func (t *bodyTail) write(b []byte) {
+	if t.size >= 0 {
+		if skip := t.size - bodyTailSize - t.seen; skip > 0 {
+			if skip >= int64(len(b)) {
+				t.seen += int64(len(b))
+				return
+			}
+			b = b[skip:]
+			t.seen += skip
+		}
+	}
+	if len(b) > bodyTailSize {
+		t.seen += int64(len(b) - bodyTailSize)
+		b = b[len(b)-bodyTailSize:]
+	}
+	for len(b) > 0 {
+		c := copy(t.buf[t.seen%bodyTailSize:], b)
+		b = b[c:]
+		t.seen += int64(c)
+	}
+}
+
+// appendTo appends the kept bytes in order.
+func (t *bodyTail) appendTo(dst []byte) []byte {
+	if t.seen <= bodyTailSize {
+		return append(dst, t.buf[:t.seen]...)
+	}
+	pos := t.seen % bodyTailSize
+	dst = append(dst, t.buf[pos:]...)
+	return append(dst, t.buf[:pos]...)
+}
+
+// usageMember returns the raw object of the last member named key (with
+// its quotes) in b, or nil. It looks from the end: a response's usage
+// follows its content, so text that happens to hold the key comes before.
+// A member cut by the window's start is not found.
+func usageMember(b, key []byte) []byte {
+	for end := len(b); ; {
+		i := bytes.LastIndex(b[:end], key)
+		if i < 0 {
+			return nil
+		}
+		end = i
+		if i > 0 && b[i-1] == '\\' {
+			continue // an escaped quote: inside a string
+		}
+		j := codec.SkipWS(b, i+len(key))
+		if j >= len(b) || b[j] != ':' {
+			continue
+		}
+		j = codec.SkipWS(b, j+1)
+		if j >= len(b) || b[j] != '{' {
+			continue
+		}
+		k := codec.ValueEnd(b, j)
+		if k > len(b) || b[k-1] != '}' {
+			return nil
+		}
+		return b[j:k]
+	}
+}
+
+var (
+	keyUsage         = []byte(`"usage"`)
+	keyUsageMetadata = []byte(`"usageMetadata"`)
+)
+
+// bodyUsage reads the usage of a whole response body (or its end) in
+// dialect d.
+func bodyUsage(d codec.Dialect, b []byte) codec.Usage {
+	if d == codec.DialectGemini {
+		return gemini.ReadUsage(usageMember(b, keyUsageMetadata))
+	}
+	obj := usageMember(b, keyUsage)
+	if obj == nil {
+		return codec.Usage{}
+	}
+	switch d {
+	case codec.DialectAnthropic:
+		return anthropic.ReadUsage(obj)
+	case codec.DialectResponses:
+		return openai.ReadResponsesUsage(obj)
+	}
+	return openai.ReadChatUsage(obj)
+}
+
+// settleUsage fills x.usage once the response is over: from the
+// translator, the same-dialect tail or the verbatim body's end, else a
+// local estimate for a successful generation. It runs in release, before
+// the request body is let go (the estimate counts it).
+func (x *exchange) settleUsage() {
+	switch {
+	case x.ts != nil:
+		x.usage = x.ts.Usage()
+		return
+	case x.counting || x.rt == nil || x.rt.op != opGenerate || x.target.Provider == nil:
+		return
+	case x.sameTail != nil:
+		x.usage = x.sameTail.Usage()
+	case x.bodyTail.done:
+		x.out = x.bodyTail.appendTo(x.out[:0])
+		x.usage = bodyUsage(x.rt.dialect, x.out)
+	}
+	if !x.usage.Known && x.status == 200 && x.result == resultOK {
+		x.estimateUsage()
+	}
+}
+
+// estimateUsage counts the request locally, and the output text the
+// same-dialect tail counted, for an upstream that reported no usage.
+func (x *exchange) estimateUsage() {
+	if err := translate.DecodeRequest(x.rt.dialect, &x.req, x.body); err != nil {
+		return
+	}
+	x.usage = codec.Usage{Input: x.InputTokens(), Output: x.estOut, Known: true, Estimated: true}
+}
