@@ -210,7 +210,7 @@ func TestAccessLogAfterClientWriteError(t *testing.T) {
 		conn.Close()
 	}
 	waitIdle(t, s)
-	if got := strings.Count(logs.String(), `route=/v1/messages dialect=anthropic provider=anth credential=#0 model=claude-x upstream_model=claude-x stream=true status=200 result=client_gone`); got != 5 {
+	if got := strings.Count(logs.String(), `route=/v1/messages dialect=anthropic provider=anth credential=key#0 model=claude-x upstream_model=claude-x stream=true status=200 result=client_gone`); got != 5 {
 		t.Fatalf("%d client_gone lines in %q", got, logs.String())
 	}
 }
