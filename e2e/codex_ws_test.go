@@ -93,7 +93,7 @@ type wsFrame struct {
 
 var (
 	wsFrameLine = regexp.MustCompile(`WS "[^"]*" frame=\d+ chained=(true|false) frame_bytes=(\d+) body=(\d+) status=(\d+)`)
-	postLine    = regexp.MustCompile(`"?POST"? "?/v1/responses"? `)
+	postLine    = regexp.MustCompile(` route=/v1/responses `)
 )
 
 func parseWSLog(log string) wsLog {
