@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -487,3 +488,77 @@ func waitState(t *testing.T, s *Server, ok func(int64) bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestWSNoLeaks: after sockets that completed, failed upstream, were
+// dropped mid-stream, sent an oversized frame or bad frames, every
+// goroutine the transport started has ended and no state is held.
+func TestWSNoLeaks(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	u := &sseUpstream{reply: func(n int, b []byte) upReply {
+		switch {
+		case bytes.Contains(b, []byte("fail-please")):
+			return upReply{status: 503, body: `{"error":{"type":"server_error","code":"overloaded","message":"busy"}}`}
+		case bytes.Contains(b, []byte("hold-please")):
+			return upReply{body: textAnswer("resp_h", "never"), hold: hold, gone: make(chan struct{})}
+		}
+		return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")}
+	}}
+	base, s := wsServer(t, u, "limits: {max_body_bytes: 50000}\n")
+	warm, _ := wsDial(t, base, "/v1/responses")
+	wsSend(t, warm, frameJSON("["+userHi+"]", ""))
+	wsResponse(t, warm)
+	warm.Close()
+	waitConns(t, s, 0)
+	time.Sleep(50 * time.Millisecond)
+	baseline := runtimeGoroutines()
+
+	for i := 0; i < 3; i++ {
+		c, _ := wsDial(t, base, "/v1/responses")
+		wsSend(t, c, frameJSON("["+userHi+"]", ""))
+		wsResponse(t, c)
+		wsSend(t, c, frameJSON(`[{"type":"message","role":"user","content":"fail-please"}]`, ""))
+		wsResponse(t, c)
+		wsSend(t, c, `{"type":"nope"}`)
+		wsResponse(t, c)
+		c.Close()
+
+		d, _ := wsDial(t, base, "/v1/responses")
+		wsSend(t, d, frameJSON(`[{"type":"message","role":"user","content":"hold-please"}]`, ""))
+		_ = d.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, _, err := d.ReadMessage(); err != nil {
+			t.Fatal(err)
+		}
+		d.NetConn().Close()
+
+		e, _ := wsDial(t, base, "/v1/responses")
+		_ = e.WriteMessage(websocket.TextMessage, []byte(frameJSON(`[{"type":"message","role":"user","content":"`+strings.Repeat("z", 60000)+`"}]`, "")))
+		_ = e.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _, _ = e.ReadMessage()
+		e.Close()
+	}
+	waitConns(t, s, 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for runtimeGoroutines() > baseline && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if g := runtimeGoroutines(); g > baseline {
+		t.Errorf("%d goroutines after the sockets closed, %d before", g, baseline)
+	}
+	if st := s.ws.Stats(); st.StateBytes != 0 {
+		t.Errorf("state held after every socket closed: %+v", st)
+	}
+}
+
+func waitConns(t *testing.T, s *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.ws.Conns() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d WebSocket connections open, want %d", s.ws.Conns(), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func runtimeGoroutines() int { return runtime.NumGoroutine() }
