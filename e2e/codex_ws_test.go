@@ -148,6 +148,35 @@ func TestCodexWebSocket(t *testing.T) {
 		t.Run(up.name+"/text", func(t *testing.T) { testCodexWSText(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/exec_command", func(t *testing.T) { testCodexWSTool(t, up.kind, up.api, up.dialect) })
 		t.Run(up.name+"/apply_patch", func(t *testing.T) { testCodexWSApplyPatch(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/truncated", func(t *testing.T) { testCodexWSTruncated(t, up.kind, up.api, up.dialect) })
+	}
+}
+
+// testCodexWSTruncated: the upstream's first stream stops halfway. Over
+// the socket that is a response.failed (never a fake response.completed);
+// Codex retries on a new socket with the whole input and shows the whole
+// answer of the second upstream stream.
+func testCodexWSTruncated(t *testing.T, kind, api, dialect string) {
+	const full = "This answer arrives whole only on the second attempt."
+	var mu sync.Mutex
+	n := 0
+	s := newStub(t, dialect, func(r *stubReq) stubAnswer {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return stubAnswer{Text: full, Truncate: n == 1}
+	})
+	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
+	res := runCodexBuiltin(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
+	ev := parseCodexJSONL(res.Stdout)
+	if res.Code != 0 || !ev.Completed || ev.Answer != full {
+		t.Errorf("codex after a truncated upstream stream: exit %d, completed %v, answer %q, errors %q; want the whole answer after a retry\nstdout:\n%s\nstderr:\n%s\nupstream:\n%s",
+			res.Code, ev.Completed, ev.Answer, ev.Errors, clip(res.Stdout, 3000), clip(res.Stderr, 3000), s.Dump())
+	}
+	l := parseWSLog(p.Log())
+	if l.Opens < 2 || l.Posts != len(l.Frames) || len(s.Requests()) < 2 {
+		t.Errorf("truncation: %d sockets, %d frames, %d POSTs, %d upstream requests; want a retry on a new socket, no HTTP fallback\n%s",
+			l.Opens, len(l.Frames), l.Posts, len(s.Requests()), clip([]byte(p.Log()), 6000))
 	}
 }
 
