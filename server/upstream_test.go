@@ -632,3 +632,80 @@ func TestUpstreamCredentialRejected(t *testing.T) {
 		}
 	}
 }
+
+// connectProxy is a loopback HTTP CONNECT proxy that tunnels every target
+// to the address to and records the targets asked for.
+func connectProxy(t *testing.T, to string) (string, func() []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var targets []string
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil || req.Method != http.MethodConnect {
+					return
+				}
+				mu.Lock()
+				targets = append(targets, req.Host)
+				mu.Unlock()
+				up, err := net.Dial("tcp", to)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+				go io.Copy(up, br)
+				io.Copy(c, up)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), targets...)
+	}
+}
+
+func TestUpstreamThroughProxy(t *testing.T) {
+	rec := &uriRecorder{reply: chatOK}
+	up := newUpstream(t, rec)
+	proxyURL, seen := connectProxy(t, strings.TrimPrefix(up.URL, "http://"))
+	t.Setenv("HTTP_PROXY", proxyURL)
+	t.Setenv("NO_PROXY", "bypass.invalid")
+	yml := `
+providers:
+  - {name: explicit, kind: openai, base_url: "http://explicit.invalid/v1", keys: [k], models: ["gpt-4*"], proxy: "${PROXY}"}
+  - {name: env, kind: openai, base_url: "http://env.invalid/v1", keys: [k], models: ["gpt-5*"]}
+  - {name: bypass, kind: openai, base_url: "http://bypass.invalid/v1", keys: [k], models: ["o3*"]}
+failover: {max_attempts: 1}
+timeouts: {keepalive: 0s, connect: 2s}
+`
+	var log syncBuffer
+	base := startRealClock(t, strings.ReplaceAll(yml, "${PROXY}", proxyURL), "", &log)
+	for _, model := range []string{"gpt-4", "gpt-5"} {
+		status, got := rawPost(t, base, "/v1/chat/completions", `{"model":"`+model+`","messages":[]}`)
+		if status != 200 {
+			t.Fatalf("%s: status %d: %s", model, status, got)
+		}
+	}
+	// NO_PROXY: dialed directly, a DNS failure for a .invalid name.
+	status, got := rawPost(t, base, "/v1/chat/completions", `{"model":"o3","messages":[]}`)
+	if status != 502 || !strings.Contains(got, "provider bypass is unreachable: DNS") {
+		t.Fatalf("bypass: status %d: %s", status, got)
+	}
+	if s := strings.Join(seen(), ","); s != "explicit.invalid:80,env.invalid:80" {
+		t.Fatalf("proxy saw %q", s)
+	}
+}
