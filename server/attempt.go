@@ -11,6 +11,7 @@ import (
 	"slipstream/codec/translate"
 	"slipstream/pool"
 	"slipstream/server/provider"
+	"slipstream/server/upstream"
 )
 
 // An upstream request may take several attempts before its first byte
@@ -50,6 +51,7 @@ func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
 	a.meta, a.cacheKey, a.sessionDone = nil, nil, false
 	a.abandoned.Store(false)
+	clear(a.alts) // no Provider of an old registry outlives a reload here
 	a.alts, a.altNext, a.altsDone, a.deadline = a.alts[:0], 0, false, 0
 	if a.detached {
 		a.clientHdr.Reset()
@@ -149,6 +151,7 @@ func (x *exchange) writeAllCooling(wait int64) {
 func (x *exchange) buildAttempt() (status int, msg string) {
 	d, up := x.rt.dialect, x.target.Provider.Dialect
 	x.upReq.Reset()
+	x.splice = modelSplice{} // set again below when this attempt splices (rewindBody reads it)
 	if up == d {
 		x.translated = false
 		x.buildUpstream(true)
@@ -266,7 +269,13 @@ func (x *exchange) attempts() error {
 			return err
 		}
 		now := x.s.now().UnixNano()
-		if x.try.cred != nil {
+		switch {
+		case err != nil && upstream.Classify(err) == upstream.CausePoolFull:
+			// slipstream's own connection limit, shared by the
+			// provider's credentials: none rests, the next provider
+			// is tried.
+			x.try.tried = ^uint64(0)
+		case x.try.cred != nil:
 			x.target.Provider.Cooldowns().Cool(x.try.cred.ID, x.try.model, now, b)
 		}
 		if x.try.attempts >= x.s.cfg.Failover.MaxAttempts || now >= x.try.deadline || x.try.abandoned.Load() || !x.advance(now) {
