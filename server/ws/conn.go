@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -50,9 +51,10 @@ type conn struct {
 
 	frames int
 
-	wbuf []byte // frames queued for one socket write
-	werr error  // the first failed socket write
-	fr   flushReader
+	wbuf  []byte // frames queued for one socket write
+	werr  error  // the first failed socket write
+	fr    flushReader
+	whole bytes.Reader // an event stream answered as one body
 
 	state      transcript // owned by t.store
 	prev, next *conn      // t.store's recency list
@@ -121,7 +123,9 @@ func (c *conn) serve(w *websocket.Conn) {
 	w.SetPongHandler(c.onPong)
 	c.extendRead()
 	c.pinger = time.AfterFunc(c.t.o.Ping, c.ping)
-	c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.fc.remote)
+	if c.t.logging() {
+		c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.fc.remote)
+	}
 	go c.worker()
 	c.readLoop()
 	c.setGone()
@@ -132,7 +136,9 @@ func (c *conn) serve(w *websocket.Conn) {
 	c.rd.Release()
 	pool.Put(c.in)
 	c.in = nil
-	c.t.logf("WS %s close frames=%d", pathOf(&c.hdr), c.frames)
+	if c.t.logging() {
+		c.t.logf("WS %s close frames=%d", pathOf(&c.hdr), c.frames)
+	}
 }
 
 func (c *conn) readLoop() {

@@ -40,7 +40,9 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.t.notFound.Add(1)
 		c.sendError(400, "invalid_request_error", "previous_response_not_found",
 			"previous response not found on this connection; send the full input")
-		c.t.logf("WS %s frame=%d previous_response_not_found", pathOf(&c.hdr), c.frames)
+		if c.t.logging() {
+			c.t.logf("WS %s frame=%d previous_response_not_found", pathOf(&c.hdr), c.frames)
+		}
 		return
 	}
 	if f.prevID == nil {
@@ -58,7 +60,9 @@ func (c *conn) handle(b []byte, binary bool) {
 	prev.release()
 	if int64(len(c.body.B)) > c.t.o.MaxFrame {
 		c.releaseBody()
-		c.t.logf("WS %s frame=%d expanded body over the limit: close 1009", pathOf(&c.hdr), c.frames)
+		if c.t.logging() {
+			c.t.logf("WS %s frame=%d expanded body over the limit: close 1009", pathOf(&c.hdr), c.frames)
+		}
 		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
 		return
 	}
@@ -90,7 +94,9 @@ func (c *conn) prewarm(f *frame) {
 	t.inEnd = len(t.body.B)
 	t.idLen = copy(t.id[:], id)
 	c.t.store.put(c, t)
-	c.t.logf("WS %s frame=%d prewarm", pathOf(&c.hdr), c.frames)
+	if c.t.logging() {
+		c.t.logf("WS %s frame=%d prewarm", pathOf(&c.hdr), c.frames)
+	}
 }
 
 // serveHTTP runs the expanded body through the server's handler as a POST
@@ -116,14 +122,16 @@ func (c *conn) serveHTTP(chained bool, frameSize int) {
 		}
 	}
 	switch {
-	case status == fasthttp.StatusOK && isEventStream(resp.Header.ContentType()) && resp.BodyStream() != nil:
+	case status == fasthttp.StatusOK && isEventStream(resp.Header.ContentType()):
 		c.relay(resp)
 	case status == fasthttp.StatusOK:
 		c.relayWhole(resp)
 	default:
 		c.relayError(resp)
 	}
-	c.t.logf("WS %s frame=%d chained=%v frame_bytes=%d body=%d status=%d", pathOf(&c.hdr), c.frames, chained, frameSize, size, status)
+	if c.t.logging() {
+		c.t.logf("WS %s frame=%d chained=%v frame_bytes=%d body=%d status=%d", pathOf(&c.hdr), c.frames, chained, frameSize, size, status)
+	}
 	rc.Request.Reset()
 	rc.Response.Reset()
 	c.releaseBody()
@@ -145,6 +153,10 @@ func isEventStream(ct []byte) bool {
 // transcript the next frame may chain on.
 func (c *conn) relay(resp *fasthttp.Response) {
 	stream := resp.BodyStream()
+	if stream == nil { // an event stream the handler wrote whole
+		c.whole.Reset(resp.Body())
+		stream = &c.whole
+	}
 	if cl, ok := stream.(io.Closer); ok && !c.setStream(cl) {
 		_ = resp.CloseBodyStream()
 		return

@@ -239,10 +239,10 @@ func (t *Transport) Conns() int {
 	return len(t.conns)
 }
 
-// logf writes a log line when logging is on. Values from the client are
-// quoted by the caller.
-func (t *Transport) logf(format string, args ...any) {
-	if t.o.Log != nil {
-		t.o.Log.Printf(format, args...)
-	}
-}
+// logging reports whether log lines are wanted. Callers check it before
+// building a line's arguments, which allocate.
+func (t *Transport) logging() bool { return t.o.Log != nil }
+
+// logf writes a log line. Values from the client are quoted by the
+// caller.
+func (t *Transport) logf(format string, args ...any) { t.o.Log.Printf(format, args...) }
