@@ -34,7 +34,7 @@ func dialRawWS(t testing.TB, base string) *rawWS {
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}
-	w := &rawWS{c: c, br: bufio.NewReaderSize(c, 64<<10), out: make([]byte, 0, 4<<20), in: make([]byte, 1<<20), h: make([]byte, 8)}
+	w := &rawWS{c: c, br: bufio.NewReaderSize(c, 64<<10), out: make([]byte, 0, 64<<10), in: make([]byte, 256<<10), h: make([]byte, 8)}
 	status := ""
 	for {
 		line, err := w.br.ReadSlice('\n')
