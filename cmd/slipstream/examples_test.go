@@ -70,3 +70,35 @@ func TestExamples(t *testing.T) {
 	route("lan-three-keys.yaml", "claude-sonnet-4-5", "anthropic", "")
 	route("lan-three-keys.yaml", "gpt-5-mini", "openai", "")
 }
+
+// TestREADMEConfigReference: the annotated configuration in the README's
+// Configuration section is a valid file with every field spelled as the
+// schema spells it (check reports unknown fields).
+func TestREADMEConfigReference(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "```yaml\nlisten: 127.0.0.1:8317")
+	if i < 0 {
+		t.Fatal("README has no configuration reference block starting with listen:")
+	}
+	block := s[i+len("```yaml\n"):]
+	block = block[:strings.Index(block, "\n```")]
+	dir := t.TempDir()
+	cert, key := writeCert(t, dir, 1)
+	block = strings.ReplaceAll(block, "/etc/slipstream/tls/cert.pem", cert)
+	block = strings.ReplaceAll(block, "/etc/slipstream/tls/key.pem", key)
+	path := filepath.Join(dir, "reference.yaml")
+	if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"SLIPSTREAM_KEY": "k-1", "ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g", "SLIPSTREAM_LISTEN": ""} {
+		t.Setenv(k, v)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"check", "-config", path}, nil, &out, &errb); code != 0 {
+		t.Fatalf("the README's configuration reference does not pass check:\n%s%s", out.String(), errb.String())
+	}
+}

@@ -351,3 +351,21 @@ func TestDefaultHealthURL(t *testing.T) {
 	f("10.0.0.5:9003", "http://10.0.0.5:9003/readyz")
 	f("[::1]:9004", "http://[::1]:9004/readyz")
 }
+
+func TestProviderLine(t *testing.T) {
+	f := func(yml, want string) {
+		t.Helper()
+		c, err := config.Parse([]byte("providers:\n  - "+yml+"\n"), func(string) (string, bool) { return "", false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := providerLine(&c.Providers[0]); got != want {
+			t.Fatalf("providerLine = %q, want %q", got, want)
+		}
+	}
+	f(`{name: local, kind: openai, base_url: "http://127.0.0.1:11434/v1", models: ["qwen*"]}`,
+		"local        kind openai, api chat, models qwen*, no credentials (none sent), http://127.0.0.1:11434/v1")
+	f(`{name: a, kind: anthropic, keys: [sk-ant-1, sk-ant-2], models: ["claude-*"]}`,
+		"a            kind anthropic, models claude-*, 2 credentials, https://api.anthropic.com")
+	f(`{name: m, kind: mock, models: ["*"]}`, "m            kind mock, models *")
+}

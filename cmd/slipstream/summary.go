@@ -67,7 +67,11 @@ func providerLine(p *config.Provider) string {
 		fmt.Fprintf(&b, ", api %s", p.API)
 	}
 	fmt.Fprintf(&b, ", models %s", strings.Join(p.Models, " "))
-	if p.Kind != config.KindMock {
+	switch {
+	case p.Kind == config.KindMock:
+	case len(p.Keys) == 0:
+		fmt.Fprintf(&b, ", no credentials (none sent), %s", p.BaseURL)
+	default:
 		fmt.Fprintf(&b, ", %d credentials, %s", len(p.Keys), p.BaseURL)
 	}
 	return b.String()
@@ -110,7 +114,7 @@ func warnings(c *config.Config) []string {
 			add("provider %s sends its credentials in clear text to %s", p.Name, p.BaseURL)
 		}
 	}
-	if t, ok := reg.Resolve("claude-sonnet-4-5", codec.DialectAnthropic); !ok {
+	if t, ok := resolveClaude(reg); !ok {
 		add("no provider or alias serves claude-* (the model names Claude Code sends): Claude Code pointed here gets 404; add a provider with models [\"claude-*\"] or an alias such as claude-*: openai/gpt-5")
 	} else if t.Provider.IsMock() && len(real) > 0 {
 		add("claude-* model names (Claude Code) are answered by the mock provider %s", t.Provider.Name)
@@ -126,6 +130,19 @@ func warnings(c *config.Config) []string {
 		add("no memory bound on a shared listener: limits.max_bytes_in_flight is unset and neither GOMEMLIMIT nor a cgroup memory limit is set, so a burst of large bodies can take any amount of memory")
 	}
 	return ws
+}
+
+// resolveClaude resolves the model names Claude Code sends by default
+// (provider.KnownModels' claude-* entries), the first that routes.
+func resolveClaude(reg *provider.Registry) (provider.Target, bool) {
+	for _, m := range provider.KnownModels {
+		if strings.HasPrefix(m, "claude-") {
+			if t, ok := reg.Resolve(m, codec.DialectAnthropic); ok {
+				return t, true
+			}
+		}
+	}
+	return provider.Target{}, false
 }
 
 func hostPort(u *url.URL) string {
