@@ -94,7 +94,7 @@ func TestREADMEConfigReference(t *testing.T) {
 	if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]string{"SLIPSTREAM_KEY": "k-1", "ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g", "SLIPSTREAM_LISTEN": ""} {
+	for k, v := range map[string]string{"SLIPSTREAM_KEY": "k-1", "ANTHROPIC_API_KEY": "a", "ANTHROPIC_API_KEY_2": "a2", "CI_KEY_SHA256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g", "SLIPSTREAM_LISTEN": ""} {
 		t.Setenv(k, v)
 	}
 	var out, errb bytes.Buffer
