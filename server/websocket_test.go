@@ -233,10 +233,15 @@ func TestWSPreviousResponseNotFound(t *testing.T) {
 	a, _ := wsDial(t, base, "/v1/responses")
 	wsSend(t, a, frameJSON("["+big+"]", ""))
 	wsResponse(t, a)
+	// a's transcript is stored just after its completed event went out:
+	// wait for it, so that b's is the later one.
+	waitState(t, s, func(n int64) bool { return n > 12000 })
 	b, _ := wsDial(t, base, "/v1/responses")
 	wsSend(t, b, frameJSON("["+big+","+big+"]", ""))
-	wsResponse(t, b)
-	waitState(t, s, func(n int64) bool { return n > 20000 })
+	if e := last(wsResponse(t, b)); e.Type != "response.completed" {
+		t.Fatalf("b: %s", e.Raw)
+	}
+	waitState(t, s, func(n int64) bool { return n > 20000 && s.ws.Stats().Evicted > 0 })
 	if used := s.ws.StateBytes(); used > 40000 {
 		t.Fatalf("state holds %d bytes, over ws_state_bytes 40000", used)
 	}
