@@ -94,11 +94,22 @@ func TestREADMEConfigReference(t *testing.T) {
 	if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]string{"SLIPSTREAM_KEY": "k-1", "ANTHROPIC_API_KEY": "a", "ANTHROPIC_API_KEY_2": "a2", "CI_KEY_SHA256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "OPENAI_API_KEY": "o", "GEMINI_API_KEY": "g", "SLIPSTREAM_LISTEN": ""} {
+	for k, v := range map[string]string{"SLIPSTREAM_KEY": "sk-ref-client-91ab", "ANTHROPIC_API_KEY": "sk-ref-ant-1", "ANTHROPIC_API_KEY_2": "sk-ref-ant-2", "CI_KEY_SHA256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "OPENAI_API_KEY": "sk-ref-oai", "GEMINI_API_KEY": "sk-ref-gem", "SLIPSTREAM_LISTEN": ""} {
 		t.Setenv(k, v)
 	}
+	t.Setenv("OPENAI_ORG", "org-secret-4d2f")
 	var out, errb bytes.Buffer
 	if code := run([]string{"check", "-config", path}, nil, &out, &errb); code != 0 {
 		t.Fatalf("the README's configuration reference does not pass check:\n%s%s", out.String(), errb.String())
+	}
+	// Every secret it holds (keys, a header value) is redacted in -print.
+	out.Reset()
+	if code := run([]string{"check", "-config", path, "-print"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("check -print: %s", errb.String())
+	}
+	for _, secret := range []string{"sk-ref-", "org-secret-4d2f"} {
+		if strings.Contains(out.String(), secret) {
+			t.Fatalf("check -print shows %q:\n%s", secret, out.String())
+		}
 	}
 }
