@@ -110,7 +110,12 @@ func TestUsageOnEveryPath(t *testing.T) {
 				model := up.prefix + "model"
 				body := modelRe.ReplaceAllString(req, `"model": "`+model+`"`)
 				body = streamRe.ReplaceAllString(body, `"stream": `+strconv.FormatBool(stream))
-				path := pathFor(client.d, model, false)
+				path := map[codec.Dialect]string{
+					codec.DialectAnthropic: "/v1/messages",
+					codec.DialectChat:      "/v1/chat/completions",
+					codec.DialectResponses: "/v1/responses",
+					codec.DialectGemini:    "/v1beta/models/" + model + ":generateContent",
+				}[client.d]
 				if client.d == codec.DialectGemini && stream {
 					path = "/v1beta/models/" + model + ":streamGenerateContent?alt=sse"
 				}

@@ -194,7 +194,7 @@ func loadConfig(path, listen string) (*config.Config, string, error) {
 	}
 	if path == "" {
 		c, err := config.DefaultOverride(os.LookupEnv, o)
-		return c, "built-in default", err
+		return c, builtinDefault, err
 	}
 	c, err := config.LoadFile(path, o)
 	return c, path, err
@@ -258,24 +258,46 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 	}
 	writeSummary(stderr, cfg, src)
 	fmt.Fprintf(stderr, "slipstream %s listening on %s://%s\n", version, scheme, ln.Addr())
-	return serveUntilSignal(s, ln, stderr)
+	load := func() (*config.Config, error) {
+		c, _, err := loadConfig(path, listen)
+		return c, err
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	if src != builtinDefault {
+		if err := s.WatchConfig(src, load, stop); err != nil {
+			fmt.Fprintf(stderr, "warning: %v; reload with SIGHUP\n", err)
+		}
+	}
+	return serveUntilSignal(s, ln, stderr, func() { _ = s.ReloadWith(src+" (SIGHUP)", load) })
 }
+
+// builtinDefault names the configuration used when no file is found.
+const builtinDefault = "built-in default"
 
 // serveUntilSignal serves until SIGINT or SIGTERM, then stops accepting
 // and lets in-flight requests and streams finish within the configured
-// shutdown grace period.
-func serveUntilSignal(s *server.Server, ln net.Listener, stderr io.Writer) int {
+// shutdown grace period. SIGHUP runs reload and keeps serving.
+func serveUntilSignal(s *server.Server, ln net.Listener, stderr io.Writer, reload func()) int {
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
-	select {
-	case err := <-errc:
-		fmt.Fprintf(stderr, "serve: %v\n", err)
-		return 1
-	case got := <-sig:
-		fmt.Fprintf(stderr, "%s: draining in-flight requests\n", got)
+wait:
+	for {
+		select {
+		case err := <-errc:
+			fmt.Fprintf(stderr, "serve: %v\n", err)
+			return 1
+		case got := <-sig:
+			if got == syscall.SIGHUP {
+				reload()
+				continue
+			}
+			fmt.Fprintf(stderr, "%s: draining in-flight requests\n", got)
+			break wait
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.Config().Timeouts.Shutdown.D())
 	defer cancel()
