@@ -211,19 +211,21 @@ func (c *conn) worker() {
 		c.busy.Store(true)
 		c.frames++
 		c.handle(c.in.B, binary)
-		c.in.B = trim(c.in)
+		// Buffers go back to the pools between responses: an idle
+		// connection holds none, and one large frame or event does not
+		// stay pinned to the connection that carried it.
+		pool.Put(c.in)
+		c.in = nil
+		c.rd.Release()
+		if cap(c.msg) > 64<<10 {
+			c.msg = nil
+		}
 		c.busy.Store(false)
 		if c.closing.Load() {
 			c.closeWith(websocket.CloseGoingAway, "shutting down")
 		}
 		c.idle <- struct{}{}
 	}
-}
-
-// trim keeps a frame buffer for the next frame unless one large frame grew
-// it past what the connection usually needs.
-func trim(b *pool.Buffer) []byte {
-	return b.B[:0]
 }
 
 // idleTimeout is how long the reader waits for a frame or a pong.
@@ -337,7 +339,7 @@ func (c *conn) flush() error {
 	nc := c.ws.NetConn()
 	_ = nc.SetWriteDeadline(time.Now().Add(writeTimeout))
 	_, c.werr = nc.Write(c.wbuf)
-	if cap(c.wbuf) > 1<<20 {
+	if cap(c.wbuf) > 4*maxQueued {
 		c.wbuf = nil // one huge event does not pin its buffer
 	}
 	c.wbuf = c.wbuf[:0]
