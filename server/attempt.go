@@ -257,12 +257,13 @@ func (x *exchange) attempts() error {
 	for {
 		err := x.call()
 		x.try.attempts++
+		x.s.metrics.Attempt(x.target.Provider.Name)
 		status := 0
 		if err == nil {
 			status = x.upResp.StatusCode()
 		}
-		b, failed := x.backoff(err, status)
-		if !failed {
+		b, reason := x.backoff(err, status)
+		if reason == "" {
 			if status < 300 && x.try.cred != nil {
 				x.target.Provider.Cooldowns().Recover(x.try.cred.ID, x.try.model)
 			}
@@ -275,12 +276,15 @@ func (x *exchange) attempts() error {
 			// provider's credentials: none rests, the next provider
 			// is tried.
 			x.try.tried = ^uint64(0)
+			reason = reasonPoolFull
 		case x.try.cred != nil:
 			x.target.Provider.Cooldowns().Cool(x.try.cred.ID, x.try.model, now, b)
+			x.s.metrics.Cooldown(reason)
 		}
 		if x.try.attempts >= x.s.cfg.Failover.MaxAttempts || now >= x.try.deadline || x.try.abandoned.Load() || !x.advance(now) {
 			return err
 		}
+		x.s.metrics.Failover(reason)
 	}
 }
 
@@ -313,22 +317,33 @@ func (x *exchange) advance(now int64) bool {
 // replaces.
 var errFailover = errors.New("the attempt failed over to another credential")
 
-// backoff classifies an attempt: failed reports whether it rests its
-// credential and may fail over, and b how long it rests.
-func (x *exchange) backoff(err error, status int) (b provider.Backoff, failed bool) {
+// Failure reasons, for metrics (failovers and cooldowns by reason).
+const (
+	reasonConnect     = "connect"
+	reasonServerError = "server_error"
+	reasonRateLimited = "rate_limited"
+	reasonAuth        = "unauthorized"
+	reasonPoolFull    = "pool_full"
+)
+
+// backoff classifies an attempt: reason is "" when it did not fail (no
+// rest, no failover), else why, and b how long the credential rests.
+func (x *exchange) backoff(err error, status int) (b provider.Backoff, reason string) {
 	f := &x.s.cfg.Failover
 	switch {
-	case err != nil || status >= 500:
-		return provider.Backoff{Base: f.ServerError.D()}, true
+	case err != nil:
+		return provider.Backoff{Base: f.ServerError.D()}, reasonConnect
+	case status >= 500:
+		return provider.Backoff{Base: f.ServerError.D()}, reasonServerError
 	case status == fasthttp.StatusTooManyRequests:
 		if d, ok := retryAfter(x.upResp.Header.Peek("Retry-After"), x.s.now()); ok {
-			return provider.Backoff{Base: d, Max: f.RateLimitedMax.D()}, true
+			return provider.Backoff{Base: d, Max: f.RateLimitedMax.D()}, reasonRateLimited
 		}
-		return provider.Backoff{Base: f.RateLimited.D(), Max: f.RateLimitedMax.D(), Exponential: true}, true
+		return provider.Backoff{Base: f.RateLimited.D(), Max: f.RateLimitedMax.D(), Exponential: true}, reasonRateLimited
 	case status == fasthttp.StatusUnauthorized || status == fasthttp.StatusForbidden:
-		return provider.Backoff{Base: f.Unauthorized.D()}, true
+		return provider.Backoff{Base: f.Unauthorized.D()}, reasonAuth
 	}
-	return provider.Backoff{}, false
+	return provider.Backoff{}, ""
 }
 
 // retryAfter parses a Retry-After value: delay seconds or an HTTP date.

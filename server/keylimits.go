@@ -15,7 +15,7 @@ import (
 // tokens). A refusal is answered 429 with Retry-After in the client's
 // dialect.
 func (x *exchange) admitKey() bool {
-	r, wait := x.s.keys.Admit(x.key, x.s.now().UnixNano())
+	r, wait := x.s.keys.Admit(x.key, x.s.now())
 	if r == keys.Allowed {
 		return true
 	}
@@ -31,7 +31,7 @@ func (x *exchange) chargeKey() {
 		return
 	}
 	u := x.keyUsage()
-	x.s.keys.Charge(x.key, u.Input+u.Output, x.s.now().UnixNano())
+	x.s.keys.Charge(x.key, u.Input+u.Output, x.s.now())
 }
 
 // keyUsage is the usage a key is charged: the upstream's counts, or the

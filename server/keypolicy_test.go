@@ -35,7 +35,7 @@ func TestKeyRPM(t *testing.T) {
 				}
 			}
 			status, h, b := post(t, base+path, body, "Authorization", "Bearer sk-client")
-			if status != 429 || h.Get("Retry-After") != "12" {
+			if status != 429 || h.Get("Retry-After") != "72" { // sliding window at a minute boundary: the 5 slide out 12 s into the next minute
 				t.Fatalf("6th: %d retry-after %q %s", status, h.Get("Retry-After"), b)
 			}
 			checkShape(t, shapeOf(c.d), b)
@@ -82,7 +82,7 @@ func TestKeyTokenLimits(t *testing.T) {
 		}
 		checkShape(t, "anthropic", b)
 	}
-	f("tpm: 6", 2, "20")        // 6 -> 2 -> -2: 2 tokens of debt refill in 20 s
+	f("tpm: 6", 2, "75")        // 4, 8 counted: the window falls to 6 15 s into the next minute
 	f("budget: 10", 3, "86400") // 4, 8, 12 used; the test clock is at midnight UTC
 	f("budget: 10, period: monthly", 3, "2678400")
 }

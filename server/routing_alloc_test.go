@@ -12,7 +12,7 @@ import (
 func TestRoutingDecisionAllocs(t *testing.T) {
 	s := routingServer(t)
 	key := []byte("sk-client-a")
-	now := time.Now().UnixNano()
+	now := time.Now()
 	n := testing.AllocsPerRun(1000, func() {
 		if routeOnce(s, key, "claude-sonnet-5", 42, now) == nil {
 			t.Fatal("no credential")

@@ -22,7 +22,7 @@ providers:
 
 // routeOnce is the routing decision of one request: find the key, check
 // its model and limits, resolve the model, pick a credential.
-func routeOnce(s *Server, presented []byte, model string, session uint64, now int64) *provider.Credential {
+func routeOnce(s *Server, presented []byte, model string, session uint64, now time.Time) *provider.Credential {
 	k := s.keys.Find(presented)
 	if !k.Allows(model) {
 		return nil
@@ -34,7 +34,7 @@ func routeOnce(s *Server, presented []byte, model string, session uint64, now in
 	if !ok {
 		return nil
 	}
-	c, _ := t.Provider.Pick(provider.HashString(t.Model), session, 0, now)
+	c, _ := t.Provider.Pick(provider.HashString(t.Model), session, 0, now.UnixNano())
 	return c
 }
 
@@ -52,7 +52,7 @@ func routingServer(t testing.TB) *Server {
 
 func TestRoutingDecision(t *testing.T) {
 	s := routingServer(t)
-	now := time.Now().UnixNano()
+	now := time.Now()
 	if c := routeOnce(s, []byte("sk-client-a"), "claude-sonnet-5", 0, now); c == nil {
 		t.Fatal("no credential")
 	}

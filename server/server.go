@@ -155,7 +155,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	s.labels = metrics.NewModelLabels(s.reg)
 	s.access = newAccessLog(cfg, sh.logw)
 	s.lists = newModelLists(s.reg, s.clients, s.log)
-	ks, err := keys.New(cfg.Keys)
+	ks, err := keys.New(cfg.Keys, sh.store)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func BenchmarkProxyTranslated(b *testing.B) {
 func BenchmarkRoutingDecision(b *testing.B) {
 	s := routingServer(b)
 	key := []byte("sk-client-a")
-	now := time.Now().UnixNano()
+	now := time.Now()
 	for _, session := range []uint64{0, 42} {
 		name := "round_robin"
 		if session != 0 {

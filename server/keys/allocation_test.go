@@ -17,7 +17,7 @@ func TestKeyCheckAllocs(t *testing.T) {
 		config.Key{Name: "b", KeySHA256: digest("sk-b")},
 	)
 	presented := []byte("sk-a")
-	now := time.Now().UnixNano()
+	now := time.Now()
 	n := testing.AllocsPerRun(1000, func() {
 		k := s.Find(presented)
 		if !k.Allows("claude-sonnet-5") {

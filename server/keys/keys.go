@@ -11,9 +11,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"slipstream/server/config"
 	"slipstream/server/provider"
+	"slipstream/server/store"
 )
 
 // Key is one configured client key and its policy. Its fields are
@@ -29,9 +31,10 @@ type Key struct {
 	models []string
 
 	rpm, tpm, budget int64
-	monthly          bool
-	rateID, tokID    uint64 // Counters ids of the rpm and tpm buckets
-	budgetID         uint64 // Counters id of the budget
+	// Limit state, in the process-wide store (named "rpm:"+Name, ...):
+	// it survives reloads and is shared across replicas with Redis.
+	rate, tokens *store.Window
+	spent        *store.Budget
 }
 
 // Allows reports whether the key may use the client-facing model name. A
@@ -48,20 +51,23 @@ func (k *Key) Limited() bool { return k != nil && (k.rpm > 0 || k.tpm > 0 || k.b
 func (k *Key) Charged() bool { return k != nil && (k.tpm > 0 || k.budget > 0) }
 
 // Set is the configured client keys. It is immutable after New and safe
-// for concurrent use; limit state lives in its Counters, which a reload
-// may carry over (ids derive from key names).
+// for concurrent use; limit state lives in the store it was built over.
 type Set struct {
-	keys     []Key
-	anyHash  bool // some key is configured as a digest
-	counters Counters
+	keys    []Key
+	anyHash bool // some key is configured as a digest
 }
 
-// New builds the key set of a validated configuration, with in-process
-// counters.
-func New(cfg []config.Key) (*Set, error) {
+// New builds the key set of a validated configuration over st, the
+// process-wide store of rate windows and budgets (nil: a private
+// in-process one). State is keyed by key name, so a reload keeps it for
+// every key that still exists.
+func New(cfg []config.Key, st *store.Store) (*Set, error) {
+	if st == nil {
+		st = store.New()
+	}
 	s := &Set{}
 	for _, c := range cfg {
-		k := Key{Name: c.Name, models: c.Models, rpm: c.RPM, tpm: c.TPM, budget: c.Budget, monthly: c.Period == config.PeriodMonthly}
+		k := Key{Name: c.Name, models: c.Models, rpm: c.RPM, tpm: c.TPM, budget: c.Budget}
 		if len(k.models) == 0 {
 			k.models = []string{"*"}
 		}
@@ -75,24 +81,26 @@ func New(cfg []config.Key) (*Set, error) {
 		} else {
 			k.secret = []byte(c.Key)
 		}
-		k.rateID = provider.HashString("rpm\x00" + c.Name)
-		k.tokID = provider.HashString("tpm\x00" + c.Name)
-		k.budgetID = provider.HashString("budget\x00" + c.Name)
+		if k.rpm > 0 {
+			k.rate = st.Window("rpm:"+c.Name, time.Minute)
+		}
+		if k.tpm > 0 {
+			k.tokens = st.Window("tpm:"+c.Name, time.Minute)
+		}
+		if k.budget > 0 {
+			p := store.Daily
+			if c.Period == config.PeriodMonthly {
+				p = store.Monthly
+			}
+			k.spent = st.Budget("budget:"+c.Name, p)
+		}
 		s.keys = append(s.keys, k)
 	}
-	s.counters = NewLocal()
 	return s, nil
 }
 
 // Len is the number of configured keys; 0 means no authentication.
 func (s *Set) Len() int { return len(s.keys) }
-
-// SetCounters makes s keep its limit state in c (a shared store, or the
-// previous set's counters after a reload).
-func (s *Set) SetCounters(c Counters) { s.counters = c }
-
-// Counters returns where s keeps its limit state.
-func (s *Set) Counters() Counters { return s.counters }
 
 // Find returns the key whose secret is presented, or nil. Every
 // configured key is compared in constant time, so timing does not reveal
