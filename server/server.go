@@ -57,18 +57,17 @@ type Server struct {
 
 // shared is what every generation of one Server shares.
 type shared struct {
-	srv      *fasthttp.Server
-	log      *log.Logger
-	logw     io.Writer
-	now      func() time.Time
-	ready    atomic.Bool
-	current  atomic.Pointer[Server]
-	metrics  *metrics.Metrics
-	store    *store.Store
-	cool     provider.Cooldowns // credential cooldowns, kept across reloads
-	counters keys.Counters      // client keys' limit state, kept across reloads
-	reloads  sync.Mutex         // one reload at a time
-	ids      idSource
+	srv     *fasthttp.Server
+	log     *log.Logger
+	logw    io.Writer
+	now     func() time.Time
+	ready   atomic.Bool
+	current atomic.Pointer[Server]
+	metrics *metrics.Metrics
+	store   *store.Store
+	cool    provider.Cooldowns // credential cooldowns, kept across reloads
+	reloads sync.Mutex         // one reload at a time
+	ids     idSource
 
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
@@ -159,10 +158,6 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sh.counters == nil {
-		sh.counters = ks.Counters()
-	}
-	ks.SetCounters(sh.counters)
 	s.keys = ks
 	for _, p := range s.reg.Providers() {
 		if p.IsMock() {
