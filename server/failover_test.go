@@ -130,24 +130,29 @@ func clientRequest(i int, stream bool) (path, body string) {
 }
 
 // TestFailoverRevokedKey: with keys ["sk-revoked","sk-right"] every
-// request succeeds; the revoked key is tried once and then rests.
+// request succeeds, in every dialect; the revoked key is tried once and
+// then rests.
 func TestFailoverRevokedKey(t *testing.T) {
-	up := &credUpstream{answer: func(cred string, _ int) (int, map[string]string) {
-		if cred == "sk-revoked" {
-			return 401, nil
-		}
-		return 0, nil
-	}}
-	u := newUpstream(t, up)
-	base, _ := startServer(t, "providers:\n  - {name: o, kind: openai, base_url: \"${UP}/v1\", keys: [sk-revoked, sk-right], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", u.URL)
-	path, body := clientRequest(1, false)
-	for i := 0; i < 8; i++ {
-		if status, _, b := post(t, base+path, body); status != 200 {
-			t.Fatalf("request %d: %d %s", i, status, b)
-		}
-	}
-	if got := up.creds(); strings.Count(got, "sk-revoked") != 1 || strings.Count(got, "sk-right") != 8 {
-		t.Fatalf("credentials used: %s", got)
+	for i, c := range dialectCases {
+		t.Run(c.name, func(t *testing.T) {
+			up := &credUpstream{answer: func(cred string, _ int) (int, map[string]string) {
+				if cred == "sk-revoked" {
+					return 401, nil
+				}
+				return 0, nil
+			}}
+			u := newUpstream(t, up)
+			base, _ := startServer(t, fmt.Sprintf("providers:\n  - {name: p, %s, base_url: %q, keys: [sk-revoked, sk-right], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", c.kind, u.URL+c.suffix), "")
+			path, body := clientRequest(i, false)
+			for n := 0; n < 8; n++ {
+				if status, _, b := post(t, base+path, body); status != 200 || !gjson.GetBytes(b, c.shape).Exists() {
+					t.Fatalf("request %d: %d %s", n, status, b)
+				}
+			}
+			if got := up.creds(); strings.Count(got, "sk-revoked") != 1 || strings.Count(got, "sk-right") != 8 {
+				t.Fatalf("credentials used: %s", got)
+			}
+		})
 	}
 }
 
@@ -452,4 +457,29 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 	if got := good.creds(); got != "" {
 		t.Fatalf("failed over for a client that left: %q", got)
 	}
+}
+
+// TestAffinityCodex: Codex's prompt_cache_key, or its session_id header,
+// keeps a conversation on one credential.
+func TestAffinityCodex(t *testing.T) {
+	up := &credUpstream{}
+	u := newUpstream(t, up)
+	base, _ := startServer(t, "providers:\n  - {name: r, kind: openai, api: responses, affinity: true, base_url: \"${UP}/v1\", keys: [k1, k2, k3, k4], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", u.URL)
+	f := func(body string, headers ...string) {
+		t.Helper()
+		before := len(strings.Fields(up.creds()))
+		for i := 0; i < 20; i++ {
+			if status, _, b := post(t, base+"/v1/responses", body, headers...); status != 200 {
+				t.Fatalf("%d %s", status, b)
+			}
+		}
+		got := strings.Fields(up.creds())[before:]
+		for _, c := range got {
+			if c != got[0] {
+				t.Fatalf("conversation moved: %v", got)
+			}
+		}
+	}
+	f(`{"model":"gpt-5","input":"hi","prompt_cache_key":"thread-7f3a"}`)
+	f(`{"model":"gpt-5","input":"hi"}`, "Session_id", "0199-codex-session")
 }
