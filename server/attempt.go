@@ -154,6 +154,7 @@ func (x *exchange) buildAttempt() (status int, msg string) {
 	x.splice = modelSplice{} // set again below when this attempt splices (rewindBody reads it)
 	if up == d {
 		x.translated = false
+		x.dropTranslation()
 		x.buildUpstream(true)
 		if x.s.crossDialect && translate.HasOriginTag(x.body) {
 			return x.buildSorted()
@@ -181,6 +182,19 @@ func (x *exchange) buildAttempt() (status int, msg string) {
 	x.ts.SetEstimate(x)
 	x.translated = true
 	return 0, ""
+}
+
+// dropTranslation forgets what an earlier translated attempt set up, so
+// that a same-dialect attempt's usage and errors are read as such.
+func (x *exchange) dropTranslation() {
+	if x.ts != nil {
+		translate.ReleaseStream(x.ts)
+		x.ts = nil
+	}
+	if x.decoded {
+		x.req.Reset()
+		x.decoded = false
+	}
 }
 
 // appendUpBody writes the client's request for an upstream of dialect up

@@ -483,3 +483,29 @@ func TestAffinityCodex(t *testing.T) {
 	f(`{"model":"gpt-5","input":"hi","prompt_cache_key":"thread-7f3a"}`)
 	f(`{"model":"gpt-5","input":"hi"}`, "Session_id", "0199-codex-session")
 }
+
+// TestUsageAfterFailoverToSameDialect: a request that failed on a
+// translated provider and was answered by a same-dialect one reports the
+// answering provider's usage, and its credential and attempts.
+func TestUsageAfterFailoverToSameDialect(t *testing.T) {
+	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 503, nil }}
+	ub, ug := newUpstream(t, bad), newUpstream(t, &recorder{reply: anthropicReply})
+	yml := fmt.Sprintf(`providers:
+  - {name: chat, kind: openai, base_url: %q, keys: [kc], models: [m1]}
+  - {name: anth, kind: anthropic, base_url: %q, keys: [{key: ka, name: team}], models: [m2]}
+fallbacks: {m1: [anth/m2]}
+timeouts: {keepalive: 0s}
+log: {access: true, format: json}
+`, ub.URL+"/v1", ug.URL)
+	var logs syncBuffer
+	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
+	path, body := clientRequest(0, false)
+	status, h, b := post(t, base+path, body)
+	if status != 200 {
+		t.Fatalf("%d %s", status, b)
+	}
+	line := waitLogLine(t, &logs, h.Get(requestIDHeader))
+	if line["input_tokens"] != 2900.0 || line["output_tokens"] != 12.0 || line["credential"] != "team" || line["attempts"] != 2.0 || line["provider"] != "anth" {
+		t.Fatalf("access log line %v", line)
+	}
+}
