@@ -120,13 +120,14 @@ func (c *Client) DoFresh(req *fasthttp.Request, resp *fasthttp.Response) error {
 // connection before a single response byte arrived: the only failure
 // that is safe to retry (a response byte means the upstream took the
 // request; a fresh connection that fails says the upstream itself is
-// failing; a timeout may mean the upstream is still working on it).
+// failing; a timeout may mean the upstream is still working on it; an
+// Interrupt means nobody wants the answer).
 func Stale(resp *fasthttp.Response, err error) bool {
 	if err == nil || IsTimeout(err) || errors.Is(err, fasthttp.ErrNoFreeConns) {
 		return false
 	}
 	a, ok := resp.LocalAddr().(*connAddr)
-	return ok && a.c.requests > 1 && !a.c.answered
+	return ok && a.c.requests > 1 && !a.c.answered && !a.c.interrupted.Load()
 }
 
 // SetHeaders sets the provider's configured headers on an upstream request.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -94,7 +95,7 @@ func clipProxy(s string) string {
 }
 
 func (d *dialer) dial(addr string) (net.Conn, error) {
-	var c net.Conn
+	var c, raw net.Conn
 	var err error
 	switch {
 	case d.proxy != nil:
@@ -110,12 +111,13 @@ func (d *dialer) dial(addr string) (net.Conn, error) {
 	if err != nil {
 		return nil, &DialError{Stage: StageConnect, Err: err}
 	}
+	raw = c
 	if d.tls != nil {
 		if c, err = d.handshake(c); err != nil {
 			return nil, &DialError{Stage: StageTLS, Err: err}
 		}
 	}
-	w := &conn{Conn: c, idle: d.idle}
+	w := &conn{Conn: c, raw: raw, idle: d.idle}
 	w.addr.c = w
 	if d.tls != nil {
 		return &tlsConn{w}, nil
@@ -164,12 +166,15 @@ func (e *DialError) Unwrap() error { return e.Err }
 // whether the current one got a response byte, which Stale reads.
 type conn struct {
 	net.Conn
+	raw      net.Conn // the TCP connection (c.Conn is TLS over it, or it)
 	idle     time.Duration
 	started  bool // a byte arrived since the last SetReadDeadline
 	writing  bool // the last I/O was a write
 	answered bool // a byte of the current request's response arrived
 	requests int  // requests begun on this connection
 	addr     connAddr
+
+	interrupted atomic.Bool // closed by Interrupt: the failure is not Stale
 }
 
 // connAddr is the local address fasthttp records in Response.LocalAddr;
