@@ -178,8 +178,10 @@ func (x *exchange) setCredential() {
 	p := x.target.Provider
 	h := &x.upReq.Header
 	cred := x.try.cred
-	if cred == nil {
-		cred = p.Next()
+	if cred == nil { // a forwarded count: one attempt, on a credential that is not resting if any
+		if cred, _ = p.Pick(provider.Hash(x.upModel), 0, 0, x.s.now().UnixNano()); cred == nil {
+			cred = p.Next()
+		}
 	}
 	if cred == nil {
 		return
