@@ -50,9 +50,9 @@ func (sh *shared) registerGauges() {
 
 // newStore builds the process's shared-state store: Redis-backed when cfg
 // names Redis, in-process otherwise.
-func newStore(cfg *config.Config, lg *log.Logger, m *metrics.Metrics) *store.Store {
-	if cfg.Redis.URL != "" {
-		lg.Printf("warning: redis.url is set but this build keeps limits, budgets and cooldowns in the process")
+func newStore(cfg *config.Config, lg *log.Logger, m *metrics.Metrics) (*store.Store, error) {
+	if cfg.Redis.URL == "" {
+		return store.New(), nil
 	}
-	return store.New()
+	return store.Open(store.Options{URL: cfg.Redis.URL, Prefix: cfg.Redis.Prefix, Log: lg, OnError: m.RedisError})
 }

@@ -57,17 +57,18 @@ type Server struct {
 
 // shared is what every generation of one Server shares.
 type shared struct {
-	srv     *fasthttp.Server
-	log     *log.Logger
-	logw    io.Writer
-	now     func() time.Time
-	ready   atomic.Bool
-	current atomic.Pointer[Server]
-	metrics *metrics.Metrics
-	store   *store.Store
-	cool    provider.Cooldowns // credential cooldowns, kept across reloads
-	reloads sync.Mutex         // one reload at a time
-	ids     idSource
+	srv      *fasthttp.Server
+	log      *log.Logger
+	logw     io.Writer
+	now      func() time.Time
+	ready    atomic.Bool
+	current  atomic.Pointer[Server]
+	metrics  *metrics.Metrics
+	store    *store.Store
+	ownStore bool               // New opened the store: Shutdown closes it
+	cool     provider.Cooldowns // credential cooldowns, kept across reloads
+	reloads  sync.Mutex         // one reload at a time
+	ids      idSource
 
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
@@ -106,7 +107,12 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	}
 	sh.ids.init()
 	if sh.store == nil {
-		sh.store = newStore(cfg, sh.log, sh.metrics)
+		st, err := newStore(cfg, sh.log, sh.metrics)
+		if err != nil {
+			return nil, err
+		}
+		sh.store = st
+		sh.ownStore = true
 	}
 	s, err := sh.generation(cfg)
 	if err != nil {
@@ -148,7 +154,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 		shared:  sh,
 	}
 	if sh.cool == nil {
-		sh.cool = s.reg.Cooldowns()
+		sh.cool = sh.store.Cooldowns(s.reg.Cooldowns())
 	}
 	s.reg.SetCooldowns(sh.cool)
 	s.labels = metrics.NewModelLabels(s.reg)
@@ -211,6 +217,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	cur.retire()
 	for _, c := range cur.clients {
 		c.CloseIdle()
+	}
+	if s.ownStore {
+		s.store.Close()
 	}
 	return err
 }

@@ -1,21 +1,339 @@
 package store
 
-import "time"
+import (
+	"context"
+	"fmt"
+	"log"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
 
-// remote shares the store's state through Redis.
-type remote struct{}
+	"github.com/redis/rueidis"
+)
 
-func (r *remote) up() bool { return false }
-func (r *remote) close()   {}
-func (r *remote) take(w *Window, now time.Time, n, limit int64) (bool, time.Duration, error) {
-	return false, 0, errDown
+// Redis. With a redis URL the store's handles share their state across
+// replicas; each keeps its local state too, which follows this replica's
+// own traffic. With Redis up, a rate check is one round trip (a Lua
+// script, so replicas cannot race between read and write) and a budget
+// read one GET; everything learned after a response (tokens, budget use,
+// usage totals, cooldowns) goes in the background through a bounded
+// queue. With Redis down, checks use the local state at once for
+// pauseOnError before Redis is tried again (limits become per-replica), a
+// warning is logged every warnEvery at most, and nothing is refused
+// because Redis is away.
+//
+// The client is github.com/redis/rueidis: it pipelines concurrent
+// commands over one connection by itself (no pool to size to the
+// concurrency, as go-redis needs), runs Lua scripts by EVALSHA with a
+// fallback, and reconnects on its own.
+
+// Options configure Open.
+type Options struct {
+	URL    string // redis://, rediss:// or unix://
+	Prefix string // starts every key; default "slipstream"
+	Log    *log.Logger
+	// OnError is called for every failed Redis operation (a metric).
+	OnError func()
 }
-func (r *remote) addWindow(w *Window, now time.Time, n int64)         {}
-func (r *remote) addBudget(b *Budget, now time.Time, n int64)         {}
-func (r *remote) addUsage(u *Usage, counts [5]int64)                  {}
-func (r *remote) publishCooldown(cred, model string, until time.Time) {}
 
-var errDown = errorString("redis is unreachable")
+// Timings of the Redis link.
+const (
+	opTimeout    = 250 * time.Millisecond // one Redis operation
+	pauseOnError = 2 * time.Second        // local state only, after a failure
+	warnEvery    = 30 * time.Second       // outage warnings, at most
+	queueLen     = 4096                   // background operations waiting
+	budgetTTL    = 40 * 24 * time.Hour    // a budget period's total outlives the month
+)
+
+const never = 1<<63 - 1
+
+// Open returns a store whose state is shared through the Redis at o.URL.
+// It connects in the background and returns at once: until the
+// connection is up, every handle uses its local state.
+func Open(o Options) (*Store, error) {
+	if o.Prefix == "" {
+		o.Prefix = "slipstream"
+	}
+	if o.Log == nil {
+		o.Log = log.New(discard{}, "", 0)
+	}
+	if _, err := rueidis.ParseURL(o.URL); err != nil {
+		return nil, fmt.Errorf("cannot use redis.url: %w", err)
+	}
+	r := &remote{o: o, replica: strconv.FormatInt(time.Now().UnixNano(), 36), queue: make(chan op, queueLen), stop: make(chan struct{})}
+	r.downUntil.Store(never)
+	s := New()
+	s.remote = r
+	r.wg.Add(2)
+	go r.connect()
+	go r.send()
+	return s, nil
+}
+
+// Shared reports whether the store shares its state through Redis (up or
+// not).
+func (s *Store) Shared() bool { return s.remote != nil }
+
+// Up reports whether Redis answers now (false without Redis).
+func (s *Store) Up() bool { return s.remote != nil && s.remote.up() }
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// remote is the Redis link of a Store.
+type remote struct {
+	o       Options
+	replica string // this process's id, to skip its own broadcasts
+
+	mu     sync.Mutex
+	client rueidis.Client // nil until connected
+	cools  []*Cooldowns   // appliers of broadcast cooldowns
+
+	downUntil atomic.Int64 // unix nanos; local state only before it
+	lastWarn  atomic.Int64
+	dropped   atomic.Int64 // background operations dropped (queue full)
+	closing   atomic.Bool
+
+	queue chan op
+	stop  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func (r *remote) up() bool { return r.conn() != nil }
+
+func (r *remote) close() {
+	if !r.closing.CompareAndSwap(false, true) {
+		return
+	}
+	close(r.stop)
+	r.mu.Lock()
+	if r.client != nil {
+		r.client.Close()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+}
+
+// connect dials until it succeeds, then subscribes to the broadcasts.
+func (r *remote) connect() {
+	defer r.wg.Done()
+	for {
+		opt, _ := rueidis.ParseURL(r.o.URL)
+		opt.DisableCache = true
+		opt.ConnWriteTimeout = time.Second
+		opt.Dialer.Timeout = time.Second
+		c, err := rueidis.NewClient(opt)
+		if err == nil {
+			r.mu.Lock()
+			r.client = c
+			r.mu.Unlock()
+			r.downUntil.Store(0)
+			r.o.Log.Printf("redis: connected; key limits, budgets, cooldowns and usage totals are shared")
+			r.subscribe(c)
+			return
+		}
+		r.failed(err)
+		select {
+		case <-r.stop:
+			return
+		case <-time.After(pauseOnError):
+		}
+	}
+}
+
+// conn returns the client when Redis is believed up, else nil.
+func (r *remote) conn() rueidis.Client {
+	if time.Now().UnixNano() < r.downUntil.Load() {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.client
+}
+
+// failed records a failed operation: local state only for a while, and
+// the outage logged (at most every warnEvery).
+func (r *remote) failed(err error) {
+	now := time.Now().UnixNano()
+	if d := r.downUntil.Load(); d != never && d < now+int64(pauseOnError) {
+		r.downUntil.Store(now + int64(pauseOnError))
+	}
+	if r.o.OnError != nil {
+		r.o.OnError()
+	}
+	if last := r.lastWarn.Load(); now-last >= int64(warnEvery) && r.lastWarn.CompareAndSwap(last, now) {
+		r.o.Log.Printf("warning: redis is unreachable (%v); key limits, budgets and cooldowns are per replica until it is back", err)
+	}
+}
+
+func (r *remote) key(parts ...string) string {
+	k := r.o.Prefix
+	for _, p := range parts {
+		k += ":" + p
+	}
+	return k
+}
+
+// windowScript is Window's two-slot estimate run in Redis: KEYS current
+// and previous slot, ARGV n, limit, covered fraction, slot TTL (ms).
+// Returns {ok, cur, prev}; when ok, n was counted in the current slot.
+var windowScript = rueidis.NewLuaScript(`
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
+local n = tonumber(ARGV[1])
+local est = math.floor(prev * tonumber(ARGV[3])) + cur
+if est + n <= tonumber(ARGV[2]) then
+  redis.call('INCRBY', KEYS[1], n)
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  return {1, cur + n, prev}
+end
+return {0, cur, prev}
+`)
+
+func (r *remote) windowKeys(w *Window, slot int64) []string {
+	return []string{r.key("win", w.name, strconv.FormatInt(slot, 10)), r.key("win", w.name, strconv.FormatInt(slot-1, 10))}
+}
+
+// take runs Window.Take in Redis.
+func (r *remote) take(w *Window, now time.Time, n, limit int64) (bool, time.Duration, error) {
+	c := r.conn()
+	if c == nil {
+		return false, 0, errDown
+	}
+	slot := now.UnixNano() / int64(w.size)
+	covered := 1 - float64(now.UnixNano()-slot*int64(w.size))/float64(w.size)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(limit, 10), strconv.FormatFloat(covered, 'f', 6, 64), strconv.FormatInt(2*w.size.Milliseconds(), 10)}
+	vs, err := windowScript.Exec(ctx, c, r.windowKeys(w, slot), args).AsIntSlice()
+	if err == nil && len(vs) != 3 {
+		err = errShape
+	}
+	if err != nil {
+		r.failed(err)
+		return false, 0, err
+	}
+	if vs[0] == 1 {
+		return true, 0, nil
+	}
+	return false, retryAfter(vs[2], vs[1], n, limit, covered, w.size), nil
+}
+
+// budgetUsed reads the replicas' total of b's period index.
+func (r *remote) budgetUsed(b *Budget, index int64) (int64, error) {
+	c := r.conn()
+	if c == nil {
+		return 0, errDown
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	v, err := c.Do(ctx, c.B().Get().Key(r.budgetKey(b, index)).Build()).AsInt64()
+	if rueidis.IsRedisNil(err) {
+		return 0, nil
+	}
+	if err != nil {
+		r.failed(err)
+	}
+	return v, err
+}
+
+func (r *remote) budgetKey(b *Budget, index int64) string {
+	return r.key("budget", b.name, strconv.FormatInt(index, 10))
+}
+
+func (r *remote) addWindow(w *Window, now time.Time, n int64) {
+	slot := now.UnixNano() / int64(w.size)
+	r.later(op{kind: opIncr, key: r.windowKeys(w, slot)[0], n: n, ttl: 2 * w.size})
+}
+
+func (r *remote) addBudget(b *Budget, now time.Time, n int64) {
+	r.later(op{kind: opIncr, key: r.budgetKey(b, b.period.index(now)), n: n, ttl: budgetTTL})
+}
+
+func (r *remote) addUsage(u *Usage, counts [5]int64) {
+	k := r.key("usage", u.name)
+	for i, n := range counts {
+		if n > 0 {
+			r.later(op{kind: opHincr, key: k, field: usageFields[i], n: n})
+		}
+	}
+}
+
+// usageFields name the totals of PREFIX:usage:KEY, in Usage's order.
+var usageFields = [5]string{"input", "output", "cache_read", "cache_write", "reasoning"}
+
+// op is one background operation.
+type op struct {
+	kind  opKind
+	key   string
+	field string
+	n     int64
+	ttl   time.Duration
+	msg   string
+}
+
+type opKind uint8
+
+const (
+	opIncr opKind = iota
+	opHincr
+	opPublish
+)
+
+// later queues o for the background sender; when the queue is full it is
+// dropped (the local state already has it).
+func (r *remote) later(o op) {
+	select {
+	case r.queue <- o:
+	default:
+		r.dropped.Add(1)
+	}
+}
+
+// send runs queued operations; while Redis is down they are dropped (each
+// replica's local state has its own share).
+func (r *remote) send() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case o := <-r.queue:
+			c := r.conn()
+			if c == nil {
+				continue
+			}
+			if err := r.run(c, &o); err != nil {
+				r.failed(err)
+			}
+		}
+	}
+}
+
+func (r *remote) run(c rueidis.Client, o *op) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	switch o.kind {
+	case opIncr:
+		return incrScript.Exec(ctx, c, []string{o.key}, []string{strconv.FormatInt(o.n, 10), strconv.FormatInt(o.ttl.Milliseconds(), 10)}).Error()
+	case opHincr:
+		return c.Do(ctx, c.B().Hincrby().Key(o.key).Field(o.field).Increment(o.n).Build()).Error()
+	case opPublish:
+		return c.Do(ctx, c.B().Publish().Channel(r.key("cooldowns")).Message(o.msg).Build()).Error()
+	}
+	return nil
+}
+
+var incrScript = rueidis.NewLuaScript(`local v = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return v`)
+
+var (
+	errDown  = errorString("redis is unreachable")
+	errShape = errorString("unexpected reply from redis")
+)
 
 type errorString string
 

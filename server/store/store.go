@@ -225,22 +225,24 @@ type Budget struct {
 	period Period
 	st     *Store
 
-	mu     sync.Mutex
-	index  int64
-	used   int64
-	shared int64 // the replicas' total as last read from Redis, or -1
+	mu    sync.Mutex
+	index int64
+	used  int64 // this replica's
 }
 
-// Used returns the use counted in now's period (all replicas' with Redis,
-// as of the last exchange with it).
+// Used returns the use counted in now's period: with Redis, every
+// replica's (one GET; this replica's own count when Redis is away).
 func (b *Budget) Used(now time.Time) int64 {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.roll(now)
-	if r := b.st.remote; r != nil && r.up() && b.shared >= 0 {
-		return max(b.shared, b.used)
+	index, used := b.index, b.used
+	b.mu.Unlock()
+	if r := b.st.remote; r != nil {
+		if v, err := r.budgetUsed(b, index); err == nil {
+			return max(v, used)
+		}
 	}
-	return b.used
+	return used
 }
 
 // Add counts n in now's period.
@@ -259,16 +261,8 @@ func (b *Budget) Resets(now time.Time) time.Time { return b.period.end(now) }
 
 func (b *Budget) roll(now time.Time) {
 	if i := b.period.index(now); i != b.index {
-		b.index, b.used, b.shared = i, 0, -1
+		b.index, b.used = i, 0
 	}
-}
-
-func (b *Budget) setShared(index, total int64) {
-	b.mu.Lock()
-	if index == b.index {
-		b.shared = total
-	}
-	b.mu.Unlock()
 }
 
 // Usage is a running total of tokens (a client key's), shared across

@@ -1,0 +1,110 @@
+// Package redistest runs a real redis-server for tests, on a free
+// loopback port, without persistence.
+package redistest
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Server is a redis-server started by Start.
+type Server struct {
+	Addr string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Start runs redis-server for the test and stops it at the test's end.
+// Without the binary the test is skipped, saying why; under
+// SLIPSTREAM_REQUIRE_E2E=1 (set by CI, which installs redis-server) it
+// fails instead.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("SLIPSTREAM_REQUIRE_E2E") == "1" {
+			t.Fatal("SLIPSTREAM_REQUIRE_E2E=1 and redis-server is not installed (apt-get install redis-server)")
+		}
+		t.Skip("redis-server not found on PATH; install it (apt-get install redis-server) to run the Redis tests")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--protected-mode", "no")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Addr: addr, cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(s.done) }()
+	t.Cleanup(s.Stop)
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.ping() {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on %s did not answer PING", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return s
+}
+
+// URL is the server's redis:// URL.
+func (s *Server) URL() string { return "redis://" + s.Addr }
+
+// Stop kills the server and waits for it to exit.
+func (s *Server) Stop() {
+	s.cmd.Process.Kill()
+	<-s.done
+}
+
+func (s *Server) ping() bool {
+	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && strings.HasPrefix(line, "+PONG")
+}
+
+// Do sends one command in the inline protocol and returns the first line
+// of the reply (for tests that look at what slipstream stored).
+func (s *Server) Do(t testing.TB, args ...string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	var b strings.Builder
+	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
+	for _, a := range args {
+		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(line, "$") && !strings.HasPrefix(line, "$-1") {
+		line, _ = r.ReadString('\n')
+	}
+	return strings.TrimRight(line, "\r\n")
+}

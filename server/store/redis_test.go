@@ -1,0 +1,91 @@
+package store
+
+import (
+	"testing"
+	"time"
+
+	"slipstream/internal/redistest"
+	"slipstream/server/provider"
+)
+
+func open(t *testing.T, url string) *Store {
+	t.Helper()
+	s, err := Open(Options{URL: url, Prefix: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	waitFor(t, s.Up, "the store connects")
+	return s
+}
+
+// TestRedisSharedStateAndOutage: two stores on one redis-server share an
+// rpm window of 5 (the sixth take is refused, whichever replica asks) and
+// a budget; a cooldown set on one reaches the other; usage totals add up
+// in Redis. With redis-server gone both answer from local state at once,
+// and no take fails for the outage.
+func TestRedisSharedStateAndOutage(t *testing.T) {
+	rs := redistest.Start(t)
+	a, b := open(t, rs.URL()), open(t, rs.URL())
+	wa, wb := a.Window("rpm:alice", time.Minute), b.Window("rpm:alice", time.Minute)
+	now := time.Now()
+	for i := 0; i < 5; i++ {
+		w := wa
+		if i%2 == 1 {
+			w = wb
+		}
+		if ok, _ := w.Take(now, 1, 5); !ok {
+			t.Fatalf("take %d refused", i+1)
+		}
+	}
+	if ok, retry := wb.Take(now, 1, 5); ok || retry <= 0 || retry > 2*time.Minute {
+		t.Fatalf("the 6th take across replicas: ok=%v retry=%v", ok, retry)
+	}
+	// Tokens counted after a response (tpm) reach the other replica.
+	ta, tb := a.Window("tpm:alice", time.Minute), b.Window("tpm:alice", time.Minute)
+	ta.Add(now, 900)
+	waitFor(t, func() bool { ok, _ := tb.Take(time.Now(), 200, 1000); return !ok }, "tpm spent on a is seen by b")
+
+	ba, bb := a.Budget("budget:alice", Daily), b.Budget("budget:alice", Daily)
+	ba.Add(now, 300)
+	bb.Add(now, 200)
+	waitFor(t, func() bool { return ba.Used(time.Now()) == 500 && bb.Used(time.Now()) == 500 }, "budget total 500 on both")
+
+	la, lb := provider.NewLocal(), provider.NewLocal()
+	cda, cdb := a.Cooldowns(la), b.Cooldowns(lb)
+	time.Sleep(100 * time.Millisecond) // both subscribed
+	until := cda.Cool(11, 12, time.Now().UnixNano(), provider.Backoff{Base: 30 * time.Second})
+	waitFor(t, func() bool { return cdb.Until(11, 12, time.Now().UnixNano()) >= until-int64(time.Second) }, "the cooldown reached the other replica")
+
+	a.Usage("alice").Add([5]int64{10, 3})
+	b.Usage("alice").Add([5]int64{5, 1})
+	waitFor(t, func() bool { return rs.Do(t, "HGET", "t:usage:alice", "input") == "15" }, "usage totals add up in Redis")
+
+	rs.Stop()
+	start := time.Now()
+	w := a.Window("rpm:bob", time.Minute)
+	for i := 0; i < 20; i++ {
+		if ok, _ := w.Take(time.Now(), 1, 1000); !ok {
+			t.Fatal("a take failed because redis is down")
+		}
+		bb.Used(time.Now())
+		ta.Add(time.Now(), 1)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("60 operations with redis down took %v: the outage is not short-circuited", d)
+	}
+	if a.Up() || b.Up() {
+		t.Fatal("the stores still think redis is up")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
