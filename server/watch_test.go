@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,11 @@ func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more 
 	closed := make(chan time.Time, 1)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		if r.Header.Get("X-Warm") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+			return
+		}
 		select {
 		case <-time.After(headerDelay):
 		case <-r.Context().Done():
@@ -85,6 +91,8 @@ func waitClosed(t *testing.T, closed chan time.Time, since time.Time, bound time
 func TestClientGoneDuringSilentGap(t *testing.T) {
 	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), "")
 	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
+	warmUp(t, base)
+	before := runtime.NumGoroutine()
 	c, br := dialStream(t, base)
 	for n := 0; n < 2; {
 		line, err := br.ReadString('\n')
@@ -99,6 +107,24 @@ func TestClientGoneDuringSilentGap(t *testing.T) {
 	c.Close()
 	waitClosed(t, closed, gone, time.Second, "silent gap")
 	waitIdle(t, s)
+	waitGoroutines(t, before)
+}
+
+// warmUp serves one stream through the upstream on its own connection, so
+// the long-lived goroutines of every end (connection cleaners, a worker)
+// exist before a goroutine count is taken.
+func warmUp(t *testing.T, base string) {
+	t.Helper()
+	warm := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+	req.Header.Set("X-Warm", "1")
+	resp, err := warm.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	time.Sleep(50 * time.Millisecond)
 }
 
 // TestClientGoneBeforeFirstByte: the client hangs up while a streamed
@@ -108,6 +134,8 @@ func TestClientGoneDuringSilentGap(t *testing.T) {
 func TestClientGoneBeforeFirstByte(t *testing.T) {
 	upURL, closed := upstreamClosed(t, 1500*time.Millisecond, fmt.Sprintf(anthEvent, 1), fmt.Sprintf(anthEvent, 2))
 	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
+	warmUp(t, base)
+	before := runtime.NumGoroutine()
 	c, br := dialStream(t, base)
 	for {
 		line, err := br.ReadString('\n')
@@ -129,6 +157,7 @@ func TestClientGoneBeforeFirstByte(t *testing.T) {
 	}
 	waitClosed(t, closed, gone, 2500*time.Millisecond, "before the first byte")
 	waitIdle(t, s)
+	waitGoroutines(t, before)
 }
 
 // TestWriteTimeout: a client that stops reading holds nothing past
