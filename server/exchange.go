@@ -89,9 +89,10 @@ type exchange struct {
 	released      bool               // guards against a second release
 	left          bool               // the admission slot was given back early
 
-	head      []byte    // the response head, for an HTTP/1.0 client (http10)
-	conn      net.Conn  // the client's socket (clientConn), or nil
-	lastWrite time.Time // when the last write deadline was set
+	head      []byte          // the response head, for an HTTP/1.0 client (http10)
+	conn      net.Conn        // the client's socket (clientConn), or nil
+	goneCh    <-chan struct{} // closed when a synthetic ctx's client left (goneChan), or nil
+	lastWrite time.Time       // when the last write deadline was set
 	watch     watcher
 
 	anthropicTail anthropic.Tail
@@ -110,6 +111,9 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
 	x.released = false
 	x.conn = clientConn(ctx)
+	if x.conn == nil {
+		x.goneCh = goneChan(ctx)
+	}
 	return x
 }
 
@@ -161,7 +165,7 @@ func (x *exchange) release() {
 	x.model, x.modelVal, x.geminiModel, x.upModel = nil, nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
-	x.conn, x.left = nil, false
+	x.conn, x.goneCh, x.left = nil, nil, false
 	x.head = trimScratch(x.head)
 	x.tok = nil
 	x.usage, x.sameTail, x.estOut, x.ttft, x.bytesOut = codec.Usage{}, nil, 0, time.Time{}, 0

@@ -86,6 +86,7 @@ func (x *exchange) handOffBody(size int) {
 	x.status = ctx.Response.StatusCode()
 	x.ctx = nil
 	x.bodyTail.reset(int64(size))
+	x.watch.start(x) // the body may drip: a departed client ends it (passBody.Close stops this)
 	if size < 0 && x.http10(ctx) {
 		return
 	}

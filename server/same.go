@@ -111,6 +111,9 @@ func (x *exchange) relaySame(w streamWriter) {
 			}
 			break
 		}
+		if ev.Partial {
+			break // cut off mid-event: never relay half an event
+		}
 		t.Observe(ev.Name, ev.Data)
 		if txt := t.Text(); len(txt) > 0 {
 			x.estOut += int64(x.Count(txt))
@@ -188,6 +191,7 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 }
 
 func (p *passBody) Close() error {
+	p.x.watch.stop()
 	p.x.releaseOnce()
 	return nil
 }

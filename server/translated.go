@@ -108,12 +108,17 @@ func (x *exchange) relayTranslated(w streamWriter) {
 	x.watch.start(x)
 	defer x.watch.stop()
 	var readErr error
+	cut := false
 	for !x.ts.Done() {
 		ev, err := x.rd.Next()
 		if err != nil {
 			if err != io.EOF {
 				readErr = err
 			}
+			break
+		}
+		if ev.Partial {
+			cut = true // cut off mid-event: a failure, not the end
 			break
 		}
 		if ev.IsComment() {
@@ -136,14 +141,19 @@ func (x *exchange) relayTranslated(w streamWriter) {
 		x.upErr = readErr
 	}
 	if !x.ts.Done() {
-		if readErr != nil {
+		switch {
+		case readErr != nil || cut:
 			x.result = resultUpstreamFailed
 			e := x.streamFailure(readErr)
 			x.out = x.ts.AppendError(x.out[:0], &e)
-		} else {
+		default:
 			x.out = x.ts.AppendEnd(x.out[:0])
 		}
-		x.flushOut(w, x.out)
+		// Only a Gemini stream has no terminal event of its own: any other
+		// ended here truncated, and AppendEnd said so in-band.
+		if x.flushOut(w, x.out) && x.target.Provider.Dialect != codec.DialectGemini {
+			x.result = resultUpstreamFailed
+		}
 	}
 }
 

@@ -22,6 +22,19 @@ func clientConn(ctx *fasthttp.RequestCtx) net.Conn {
 	return nil
 }
 
+// goner is a stand-in connection that says when its client left (the
+// WebSocket transport's frames).
+type goner interface{ Gone() <-chan struct{} }
+
+// goneChan is the departure signal of a synthetic ctx's stand-in
+// connection, or nil.
+func goneChan(ctx *fasthttp.RequestCtx) <-chan struct{} {
+	if g, ok := ctx.Conn().(goner); ok {
+		return g.Gone()
+	}
+	return nil
+}
+
 // rawConn is the socket under c, for peeking; nil when there is none.
 func rawConn(c net.Conn) syscall.RawConn {
 	if t, ok := c.(*tls.Conn); ok {
@@ -85,13 +98,16 @@ type watcher struct {
 	x     *exchange
 }
 
-// start watches x's client, if it has a socket. Only x's owner calls it.
+// start watches x's client, if it has a socket or a departure signal.
+// Only x's owner calls it.
 func (w *watcher) start(x *exchange) {
-	if x.conn == nil {
+	if x.conn == nil && x.goneCh == nil {
 		return
 	}
-	if w.raw = rawConn(x.conn); w.raw == nil {
-		return
+	if x.conn != nil {
+		if w.raw = rawConn(x.conn); w.raw == nil {
+			return
+		}
 	}
 	w.mu.Lock()
 	w.x, w.on, w.every = x, true, x.s.watchEvery()
@@ -101,6 +117,20 @@ func (w *watcher) start(x *exchange) {
 		w.t.Reset(w.every)
 	}
 	w.mu.Unlock()
+}
+
+// gone reports whether the client left: its socket is closed, or its
+// stand-in connection says so.
+func (w *watcher) gone() bool {
+	if w.raw != nil {
+		return peerGone(w.raw)
+	}
+	select {
+	case <-w.x.goneCh:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop ends the watch; after it returns no check runs.
@@ -120,7 +150,7 @@ func (w *watcher) check() {
 	if !w.on {
 		return
 	}
-	if !peerGone(w.raw) {
+	if !w.gone() {
 		w.t.Reset(w.every)
 		return
 	}
