@@ -4,11 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"io"
 	"log/slog"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -175,19 +173,13 @@ func (x *exchange) failure() error {
 	return nil
 }
 
-// causeOf names the class of an upstream failure for the log.
+// causeOf names the class of an upstream failure for the log: the
+// classes of upstream.Classify (dns, refused, tls, timeout, ...), or panic.
 func causeOf(err error) string {
-	switch {
-	case err == errPanic:
+	if err == errPanic {
 		return "panic"
-	case upstream.IsTimeout(err):
-		return "timeout"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "refused"
-	case errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, syscall.ECONNRESET):
-		return "reset"
 	}
-	return "other"
+	return upstream.Classify(err).String()
 }
 
 // answered records a request answered without an exchange (no

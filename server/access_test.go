@@ -1,0 +1,48 @@
+package server
+
+import (
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestAccessLogEveryRequest: refused requests (401, 404) get a line too,
+// each with the id the response carries; a failed upstream call logs its
+// cause class; no secret reaches the log.
+func TestAccessLogEveryRequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there: connection refused
+	yml := `keys:
+  - {name: alice, key: sk-alice-0123456789}
+providers:
+  - {name: gone, kind: anthropic, base_url: "` + dead + `", keys: [{key: sk-up-secret-42, name: main}], models: ["claude-*"]}
+timeouts: {keepalive: 0s}
+log: {access: true, format: json}
+`
+	var logs syncBuffer
+	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
+	body := `{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
+	f := func(path string, headers []string, status int, want map[string]any) {
+		t.Helper()
+		got, h, b := post(t, base+path, body, headers...)
+		if got != status {
+			t.Fatalf("%s: status %d, want %d: %s", path, got, status, b)
+		}
+		line := waitLogLine(t, &logs, h.Get(requestIDHeader))
+		for k, v := range want {
+			if line[k] != v {
+				t.Fatalf("%s: %s=%v, want %v: %v", path, k, line[k], v, line)
+			}
+		}
+	}
+	f("/v1/messages", []string{"x-api-key", "sk-wrong"}, 401, map[string]any{"status": 401.0, "route": "/v1/messages", "key": ""})
+	f("/v1/nope", []string{"x-api-key", "sk-alice-0123456789"}, 404, map[string]any{"status": 404.0, "route": "other"})
+	f("/v1/messages", []string{"x-api-key", "sk-alice-0123456789"}, 502, map[string]any{"status": 502.0, "key": "alice", "provider": "gone", "credential": "main", "cause": "refused", "model": "claude-x"})
+	if l := logs.String(); strings.Contains(l, "sk-up-secret-42") || strings.Contains(l, "sk-alice-0123456789") || strings.Contains(l, "sk-wrong") {
+		t.Fatalf("a secret reached the log:\n%s", l)
+	}
+}
