@@ -284,21 +284,45 @@ func (x *exchange) attempts() error {
 			return err
 		}
 		now := x.s.now().UnixNano()
-		switch {
-		case err != nil && upstream.Classify(err) == upstream.CausePoolFull:
-			// slipstream's own connection limit, shared by the
-			// provider's credentials: none rests, the next provider
-			// is tried.
-			x.try.tried = ^uint64(0)
-			reason = reasonPoolFull
-		case x.try.cred != nil:
-			x.target.Provider.Cooldowns().Cool(x.try.cred.ID, x.try.model, now, b)
-			x.s.metrics.Cooldown(reason)
-		}
+		x.rest(err, now, b, &reason)
 		if x.try.attempts >= x.s.cfg.Failover.MaxAttempts || now >= x.try.deadline || x.try.abandoned.Load() || !x.advance(now) {
 			return err
 		}
 		x.s.metrics.Failover(reason)
+	}
+}
+
+// rest rests what a failed attempt showed to be failing. A connection
+// that could not be made (DNS, refused, TLS, proxy, connect timeout) says
+// nothing about the credential: the provider is down for all of them, so
+// every credential of it rests for the model and the request moves to the
+// next provider. A full connection pool (slipstream's own limit) or a
+// compressed stream (a provider setting) rests nothing and moves on to the
+// next provider. Anything else rests the attempt's credential.
+func (x *exchange) rest(err error, now int64, b provider.Backoff, reason *string) {
+	p := x.target.Provider
+	cause := upstream.CauseOther
+	if err != nil {
+		cause = upstream.Classify(err)
+	}
+	switch cause {
+	case upstream.CausePoolFull, upstream.CauseEncoding:
+		x.try.tried = ^uint64(0)
+		if cause == upstream.CausePoolFull {
+			*reason = reasonPoolFull
+		}
+		return
+	case upstream.CauseDNS, upstream.CauseRefused, upstream.CauseTLS, upstream.CauseProxy, upstream.CauseConnectTimeout:
+		x.try.tried = ^uint64(0)
+		for i := range p.Credentials() {
+			p.Cooldowns().Cool(p.Credentials()[i].ID, x.try.model, now, b)
+		}
+		x.s.metrics.Cooldown(*reason)
+		return
+	}
+	if x.try.cred != nil {
+		p.Cooldowns().Cool(x.try.cred.ID, x.try.model, now, b)
+		x.s.metrics.Cooldown(*reason)
 	}
 }
 

@@ -509,3 +509,29 @@ log: {access: true, format: json}
 		t.Fatalf("access log line %v", line)
 	}
 }
+
+// TestUnreachableProviderRestsWhole: a provider that refuses connections
+// is down for every credential: the request moves to the next provider at
+// once, and later requests skip it while it rests.
+func TestUnreachableProviderRestsWhole(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens: connection refused
+	ug := newUpstream(t, &recorder{reply: anthropicReply})
+	yml := fmt.Sprintf("providers:\n  - {name: dead, kind: anthropic, base_url: %q, keys: [k1, k2, k3], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 0s}\nlog: {access: true, format: json}\n", dead, ug.URL)
+	var logs syncBuffer
+	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
+	path, body := clientRequest(0, false)
+	for i, want := range []float64{2, 1, 1} {
+		status, h, b := post(t, base+path, body)
+		if status != 200 {
+			t.Fatalf("request %d: %d %s", i, status, b)
+		}
+		if line := waitLogLine(t, &logs, h.Get(requestIDHeader)); line["attempts"] != want || line["provider"] != "good" {
+			t.Fatalf("request %d: %v", i, line)
+		}
+	}
+}
