@@ -1,0 +1,5 @@
+package accounts
+
+import "net/http"
+
+func http0() *http.Client { return &http.Client{} }

@@ -1,0 +1,267 @@
+package accounts
+
+import (
+	"bytes"
+	"context"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"slipstream/server/accounts/oauthstub"
+)
+
+// clock is an injectable clock for tests.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// syncBuf is a log sink safe for concurrent writers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type fixture struct {
+	stub  *oauthstub.Stub
+	dir   *Dir
+	clk   *clock
+	logs  *syncBuf
+	flows map[string]*Flow
+}
+
+// newFixture starts a Codex-like (form) or Claude-like (JSON) stub and a
+// directory holding one account "a1" whose token expires in `left`.
+func newFixture(t *testing.T, typ string, left time.Duration) *fixture {
+	t.Helper()
+	f := DefaultFlow(typ)
+	stub := oauthstub.New(t, f.ClientID, "http://localhost:1/cb", f.JSONToken, f.PKCE)
+	f.Override(Endpoints{Token: stub.URL + "/token", Authorize: stub.URL + "/authorize", Redirect: "http://localhost:1/cb"})
+	fx := &fixture{stub: stub, dir: NewDir(t.TempDir()), clk: newClock(), logs: &syncBuf{}, flows: map[string]*Flow{typ: f}}
+	at, rt := stub.Issue()
+	a := &Account{Name: "a1", Type: typ, AccessToken: at, RefreshToken: rt,
+		LastRefresh: fx.clk.Now().Add(-time.Hour), Expiry: fx.clk.Now().Add(left), Email: "user@example.com"}
+	if err := fx.dir.Save(a); err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
+func (fx *fixture) manager(o Options) *Manager {
+	o.Flows, o.Now = fx.flows, fx.clk.Now
+	if o.Log == nil {
+		o.Log = log.New(fx.logs, "", 0)
+	}
+	m := NewManager(fx.dir, o)
+	if errs := m.Load([]string{"a1"}); len(errs) > 0 {
+		panic(errs[0])
+	}
+	return m
+}
+
+func TestRefreshLeadTime(t *testing.T) {
+	// Claude's lead is 4 h: a token with 5 h left is not due; with 3 h
+	// left it is refreshed by the background pass.
+	fx := newFixture(t, TypeClaude, 5*time.Hour)
+	fx.dir.Patch("a1", map[string]any{"last_refresh": timeField(fx.clk.Now().Add(-3 * time.Hour))})
+	m := fx.manager(Options{})
+	m.RefreshDue(nil)
+	if n := fx.stub.Refreshes.Load(); n != 0 {
+		t.Fatalf("refreshed %d times 5 h before expiry", n)
+	}
+	fx.clk.Add(2 * time.Hour)
+	m.RefreshDue(nil)
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("refreshes = %d 3 h before expiry, want 1", n)
+	}
+	a, _ := fx.dir.Load("a1")
+	if !a.Expiry.Equal(fx.clk.Now().Add(time.Hour).Truncate(time.Second)) {
+		t.Fatalf("expiry %v", a.Expiry)
+	}
+	tok, err := m.Token(context.Background(), "a1")
+	if err != nil || !fx.stub.ValidAccess(tok.Access) {
+		t.Fatalf("token after refresh: %v", err)
+	}
+}
+
+func TestRefreshOnceForConcurrentExpired(t *testing.T) {
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	fx.stub.RefreshDelay = 50 * time.Millisecond
+	m := fx.manager(Options{})
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok, err := m.Token(context.Background(), "a1")
+			if err != nil || !fx.stub.ValidAccess(tok.Access) {
+				bad.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("50 concurrent requests on an expired token made %d refresh calls, want 1", n)
+	}
+	if bad.Load() > 0 {
+		t.Fatalf("%d callers got no valid token", bad.Load())
+	}
+}
+
+func TestRotatedTokenSavedAndNeverReused(t *testing.T) {
+	// Each refresh rotates the refresh token; the stub fails the test
+	// if a spent one comes back. A second manager (a restart) must read
+	// the rotated one from the file.
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	m := fx.manager(Options{})
+	for i := 0; i < 3; i++ {
+		if err := m.Refresh(context.Background(), "a1", true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m2 := fx.manager(Options{})
+	fx.clk.Add(30 * 24 * time.Hour)
+	if _, err := m2.Token(context.Background(), "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fx.stub.Refreshes.Load(); n != 4 {
+		t.Fatalf("refreshes = %d, want 4", n)
+	}
+}
+
+func TestRefreshKeepsOldRefreshTokenWhenOmitted(t *testing.T) {
+	fx := newFixture(t, TypeClaude, -time.Minute)
+	fx.stub.OmitRefresh = true
+	before, _ := fx.dir.Load("a1")
+	m := fx.manager(Options{})
+	if _, err := m.Token(context.Background(), "a1"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := fx.dir.Load("a1")
+	if after.RefreshToken != before.RefreshToken || after.AccessToken == before.AccessToken {
+		t.Fatal("an answer without refresh_token must keep the old one and store the new access token")
+	}
+}
+
+func TestWriteBackKeepsFieldsAddedMeanwhile(t *testing.T) {
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	m := fx.manager(Options{})
+	// The operator edits the file after slipstream loaded it.
+	if err := fx.dir.Patch("a1", map[string]any{"proxy_url": "socks5://127.0.0.1:1080", "note": "work"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Token(context.Background(), "a1"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(fx.dir.Path, "a1.json"))
+	if !strings.Contains(string(b), `"proxy_url": "socks5://127.0.0.1:1080"`) || !strings.Contains(string(b), `"note": "work"`) {
+		t.Fatalf("refresh write-back dropped fields added meanwhile:\n%s", b)
+	}
+	st, _ := os.Stat(filepath.Join(fx.dir.Path, "a1.json"))
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+func TestRefreshWhileCooling(t *testing.T) {
+	// An account resting for its quota still gets its token refreshed,
+	// so it comes back usable.
+	fx := newFixture(t, TypeClaude, 3*time.Hour)
+	fx.dir.Patch("a1", map[string]any{"last_refresh": timeField(fx.clk.Now().Add(-5 * time.Hour))})
+	m := fx.manager(Options{})
+	m.Cool("a1", fx.clk.Now().Add(48*time.Hour), "7d window")
+	m.RefreshDue(nil)
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("refreshes of a cooling account = %d, want 1", n)
+	}
+	a, _ := fx.dir.Load("a1")
+	if a.CoolingReason != "7d window" {
+		t.Fatal("cooling state lost by the refresh")
+	}
+}
+
+func TestRevokedMarksNeedsLoginOnce(t *testing.T) {
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	fx.stub.AllowReuse = true
+	// Spend the stored refresh token elsewhere (another process).
+	a, _ := fx.dir.Load("a1")
+	if _, err := fx.flows[TypeCodex].Refresh(context.Background(), http0(), a.RefreshToken); err != nil {
+		t.Fatal(err)
+	}
+	m := fx.manager(Options{})
+	for range 3 {
+		if _, err := m.Token(context.Background(), "a1"); err != ErrNeedsLogin {
+			t.Fatalf("err = %v, want ErrNeedsLogin", err)
+		}
+	}
+	if m.Usable("a1") {
+		t.Fatal("an account needing login must not be usable")
+	}
+	if n := strings.Count(fx.logs.String(), "needs a new login"); n != 1 {
+		t.Fatalf("logged %d times, want once:\n%s", n, fx.logs.String())
+	}
+	a, _ = fx.dir.Load("a1")
+	if !a.NeedsLogin || !strings.HasPrefix(a.State(fx.clk.Now()), "needs login") {
+		t.Fatal("needs_login not saved")
+	}
+	for _, s := range fx.stub.Secrets() {
+		if strings.Contains(fx.logs.String(), s) {
+			t.Fatal("a token reached the log")
+		}
+	}
+}
+
+func TestRejectedRefreshesOnce(t *testing.T) {
+	fx := newFixture(t, TypeCodex, time.Hour)
+	m := fx.manager(Options{})
+	tok, _ := m.Token(context.Background(), "a1")
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = m.Rejected(context.Background(), "a1", tok) }()
+	}
+	wg.Wait()
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("10 rejections of one token made %d refreshes", n)
+	}
+}
+
+func TestAccountStringHasNoToken(t *testing.T) {
+	fx := newFixture(t, TypeCodex, time.Hour)
+	a, _ := fx.dir.Load("a1")
+	if strings.Contains(a.String(), a.AccessToken) || strings.Contains(a.State(fx.clk.Now()), a.RefreshToken) {
+		t.Fatal("token in String/State")
+	}
+}
