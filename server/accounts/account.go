@@ -63,7 +63,9 @@ func (a *Account) String() string { return a.Type + " account " + a.Name }
 
 // Usable reports whether the account may be selected at all (it may
 // still be cooling).
-func (a *Account) Usable() bool { return !a.NeedsLogin && !a.Disabled && a.RefreshToken+a.AccessToken != "" }
+func (a *Account) Usable() bool {
+	return !a.NeedsLogin && !a.Disabled && a.RefreshToken+a.AccessToken != ""
+}
 
 // State describes the account for `slipstream accounts`, without tokens.
 func (a *Account) State(now time.Time) string {

@@ -194,7 +194,9 @@ func (m *Manager) Token(ctx context.Context, name string) (*Token, error) {
 	if t != nil && t.Access != "" && (t.Expiry == 0 || t.Expiry > now) {
 		return t, nil
 	}
-	if err := m.refresh(ctx, e, func(t *Token, now int64) bool { return t == nil || t.Access == "" || (t.Expiry != 0 && t.Expiry <= now) }); err != nil {
+	if err := m.refresh(ctx, e, func(t *Token, now int64) bool {
+		return t == nil || t.Access == "" || (t.Expiry != 0 && t.Expiry <= now)
+	}); err != nil {
 		return nil, err
 	}
 	return e.tok.Load(), nil
