@@ -10,6 +10,7 @@ import (
 	"slipstream/codec"
 	"slipstream/codec/translate"
 	"slipstream/pool"
+	"slipstream/server/accounts"
 	"slipstream/server/provider"
 	"slipstream/server/upstream"
 )
@@ -26,6 +27,7 @@ import (
 // attemptState is the per-request failover state, reset with the exchange.
 type attemptState struct {
 	cred     *provider.Credential // the credential of the current attempt
+	acct     *accounts.Token      // the account token it was signed with (account providers)
 	model    uint64               // Hash of the upstream model (cooldown key)
 	session  uint64               // conversation hash for affinity, or 0
 	tried    uint64               // credentials of the current provider tried (bit per index)
@@ -49,6 +51,7 @@ type attemptState struct {
 
 func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
+	a.acct = nil
 	a.meta, a.cacheKey, a.sessionDone = nil, nil, false
 	a.abandoned.Store(false)
 	clear(a.alts) // no Provider of an old registry outlives a reload here
@@ -150,6 +153,9 @@ func (x *exchange) writeAllCooling(wait int64) {
 // message to answer with.
 func (x *exchange) buildAttempt() (status int, msg string) {
 	d, up := x.rt.dialect, x.target.Provider.Dialect
+	if status, msg := x.accountRefusal(); status != 0 {
+		return status, msg
+	}
 	x.upReq.Reset()
 	x.splice = modelSplice{} // set again below when this attempt splices (rewindBody reads it)
 	if up == d {
@@ -277,6 +283,7 @@ func (x *exchange) attempts() error {
 			status = x.upResp.StatusCode()
 		}
 		b, reason := x.backoff(err, status)
+		b, reason = x.accountAttempt(err, status, b, reason)
 		if reason == "" {
 			if status < 300 && x.try.cred != nil {
 				x.target.Provider.Cooldowns().Recover(x.try.cred.ID, x.try.model)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"slipstream/server/accounts"
 	"slipstream/server/config"
 	"slipstream/server/keys"
 	"slipstream/server/metrics"
@@ -67,7 +68,9 @@ type shared struct {
 	store    *store.Store
 	ownStore bool               // New opened the store: Shutdown closes it
 	cool     provider.Cooldowns // credential cooldowns, kept across reloads
-	reloads  sync.Mutex         // one reload at a time
+	accts    *accounts.Manager  // subscription accounts (accounts.go), built on first need
+	acctOnce sync.Once
+	reloads  sync.Mutex // one reload at a time
 	ids      idSource
 
 	inflight      atomic.Int64
@@ -178,6 +181,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	}
 	s.crossDialect = crossDialect(s.reg)
 	s.ws = s.newWebSocket()
+	s.setupAccounts()
 	return s, nil
 }
 

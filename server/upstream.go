@@ -183,6 +183,10 @@ func (x *exchange) setCredential() {
 			cred = p.Next()
 		}
 	}
+	if p.IsAccount() {
+		x.setAccountCredential(cred)
+		return
+	}
 	if cred == nil {
 		return
 	}

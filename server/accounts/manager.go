@@ -37,6 +37,8 @@ type Options struct {
 	// Tick is how often the background loop looks for due accounts.
 	// Default 30 s.
 	Tick time.Duration
+	// MaxCooldown caps any reset a provider states. Default 6 h.
+	MaxCooldown time.Duration
 	// OnRefresh, when set, is told each refresh's outcome ("ok",
 	// "failed", "revoked", "adopted") for metrics.
 	OnRefresh func(account, outcome string)
@@ -64,6 +66,11 @@ type entry struct {
 	retryAt  atomic.Int64
 	revoked  atomic.Bool // logged once
 	disabled atomic.Bool
+
+	coolUntil  atomic.Int64    // account-wide rest (Unix ns), 0 none
+	probeUntil atomic.Int64    // a half-open probe is in flight until
+	longReset  atomic.Int64    // the longer window's reset (Unix ns)
+	util       [2]atomic.Int64 // window utilisation x 1e6
 }
 
 // Token is what a request needs of an account. Access is a secret.
@@ -160,6 +167,11 @@ func (e *entry) adopt(a *Account) {
 	e.tok.Store(t)
 	e.revoked.Store(a.NeedsLogin)
 	e.disabled.Store(a.Disabled)
+	if a.CoolingUntil.IsZero() {
+		e.coolUntil.Store(0)
+	} else if e.coolUntil.Load() == 0 {
+		e.coolUntil.Store(a.CoolingUntil.UnixNano())
+	}
 }
 
 // Usable reports whether the named account may be selected: loaded,

@@ -41,6 +41,12 @@ type Config struct {
 	// cooldowns and usage totals across replicas. Default: all state stays
 	// in the process.
 	Redis Redis `yaml:"redis"`
+	// AccountsDir holds subscription account files, one NAME.json each
+	// (mode 0600), written by `slipstream login`. Default
+	// ~/.slipstream/accounts.
+	AccountsDir string `yaml:"accounts_dir"`
+	// Accounts tunes subscription accounts (see accounts.go).
+	Accounts Accounts `yaml:"accounts"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.
@@ -126,7 +132,8 @@ type Provider struct {
 	Keys []ProviderKey `yaml:"keys" secret:"inside"`
 	// Strategy picks among the credentials: round-robin (default),
 	// fill-first (the first usable one in file order) or weighted
-	// (round-robin in proportion to each key's weight).
+	// (round-robin in proportion to each key's weight); account kinds
+	// also take soonest-reset.
 	Strategy string `yaml:"strategy"`
 	// Affinity keeps one conversation on one credential, so the
 	// provider's prompt cache stays warm: the conversation is named by
@@ -135,6 +142,9 @@ type Provider struct {
 	// session-id / session_id header or prompt_cache_key. A cooling
 	// credential is skipped as usual. Default false.
 	Affinity bool `yaml:"affinity"`
+	// Accounts are the names or globs of accounts under accounts_dir a
+	// claude-account, codex-account or gemini-account provider pools.
+	Accounts []string `yaml:"accounts"`
 	// AffinityHeader is a request header naming the conversation.
 	AffinityHeader string `yaml:"affinity_header"`
 	// Models are the client-facing model names served here: exact names

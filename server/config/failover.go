@@ -124,6 +124,10 @@ func (p *Provider) validateKeys(path string, add func(string, string, ...any)) {
 	}
 	switch p.Strategy {
 	case StrategyRoundRobin, StrategyFillFirst, StrategyWeighted:
+	case StrategySoonestReset:
+		if !IsAccountKind(p.Kind) {
+			add(path+".strategy", "soonest-reset applies to account kinds only")
+		}
 	default:
 		add(path+".strategy", "want round-robin, fill-first or weighted, got %q", p.Strategy)
 	}

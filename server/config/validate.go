@@ -75,6 +75,7 @@ func (c *Config) applyDefaults() {
 		c.Providers[i].applyDefaults()
 	}
 	c.Failover.applyDefaults()
+	c.applyAccountDefaults()
 }
 
 func (t *Timeouts) applyDefaults() {
@@ -137,6 +138,7 @@ func (c *Config) Validate() Problems {
 	c.Limits.validate(add)
 	c.Timeouts.validate(add)
 	c.Failover.validate(add)
+	c.validateAccounts(add)
 	c.validateFallbacks(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
@@ -282,6 +284,8 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 		p.validateKeys(path, add)
 		checkBaseURL(path+".base_url", p.BaseURL, add)
 		p.validateUpstream(path, add)
+	case KindClaudeAccount, KindCodexAccount, KindGeminiAccount:
+		p.validateAccount(path, add)
 	case KindMock:
 		if p.Chunks < 0 {
 			add(path+".chunks", "must not be negative, got %d", p.Chunks)
@@ -290,9 +294,9 @@ func (p *Provider) validate(path string, add func(string, string, ...any)) {
 			add(path+".chunk_delay", "must not be negative, got %s", p.ChunkDelay.D())
 		}
 	case "":
-		add(path+".kind", "missing kind (anthropic, openai, gemini or mock)")
+		add(path+".kind", "missing kind (anthropic, openai, gemini, claude-account, codex-account, gemini-account or mock)")
 	default:
-		add(path+".kind", "unknown kind %q (want anthropic, openai, gemini or mock)", p.Kind)
+		add(path+".kind", "unknown kind %q (want anthropic, openai, gemini, claude-account, codex-account, gemini-account or mock)", p.Kind)
 	}
 	if p.Kind == KindOpenAI && p.API != APIChat && p.API != APIResponses {
 		add(path+".api", "unknown api %q (want chat or responses)", p.API)

@@ -100,6 +100,8 @@ func (p *Provider) start(session uint64) int {
 	switch p.strategy {
 	case config.StrategyFillFirst:
 		return 0
+	case config.StrategySoonestReset:
+		return 0 // Pick asks the gate
 	case config.StrategyWeighted:
 		if p.wheel != nil {
 			return int(p.wheel[(p.next.Add(1)-1)%uint64(len(p.wheel))])
@@ -122,6 +124,11 @@ func (p *Provider) Pick(model, session, tried uint64, now int64) (c *Credential,
 		return nil, 0
 	}
 	at := p.start(session)
+	if p.strategy == config.StrategySoonestReset && p.gate != nil && (session == 0 || !p.affinity) {
+		if i := p.gate.First(p.creds, now); i >= 0 {
+			at = i
+		}
+	}
 	for i := 0; i < n; i++ {
 		k := (at + i) % n
 		if tried&(1<<(k%64)) != 0 {
@@ -129,6 +136,13 @@ func (p *Provider) Pick(model, session, tried uint64, now int64) (c *Credential,
 		}
 		cr := &p.creds[k]
 		u := p.cool.Until(cr.ID, model, now)
+		if p.gate != nil {
+			g := p.gate.Hold(cr, now)
+			if g < 0 {
+				continue // needs a login, or disabled
+			}
+			u = max(u, g)
+		}
 		if u <= now {
 			return cr, 0
 		}
@@ -141,4 +155,4 @@ func (p *Provider) Pick(model, session, tried uint64, now int64) (c *Credential,
 
 // Keyless reports whether p sends no credential (the mock, or a local
 // server configured without keys).
-func (p *Provider) Keyless() bool { return len(p.creds) == 0 }
+func (p *Provider) Keyless() bool { return len(p.creds) == 0 && p.gate == nil }

@@ -31,6 +31,7 @@ type Provider struct {
 	wheel    []uint16 // credential indices in weighted order (strategy weighted)
 	cool     Cooldowns
 	affinity bool
+	gate     Gate // accounts: usability beyond the cooldown table, or nil
 }
 
 // New builds a Provider from its configuration.
@@ -43,10 +44,12 @@ func New(c *config.Provider) *Provider {
 
 func dialectOf(c *config.Provider) codec.Dialect {
 	switch c.Kind {
-	case config.KindAnthropic:
+	case config.KindAnthropic, config.KindClaudeAccount:
 		return codec.DialectAnthropic
-	case config.KindGemini:
+	case config.KindGemini, config.KindGeminiAccount:
 		return codec.DialectGemini
+	case config.KindCodexAccount:
+		return codec.DialectResponses
 	case config.KindOpenAI:
 		if c.API == config.APIResponses {
 			return codec.DialectResponses

@@ -1,0 +1,259 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/valyala/fasthttp"
+
+	"slipstream/codec"
+	"slipstream/server/accounts"
+	"slipstream/server/config"
+	"slipstream/server/provider"
+)
+
+// Subscription-account providers (claude-account, codex-account,
+// gemini-account) sign each request with the access token of one login
+// stored under accounts_dir. The account manager lives for the process
+// (shared by generations); each generation matches its providers'
+// `accounts:` patterns against the directory when it is built.
+
+// accountsManager returns the process's account manager, built on first
+// need from cfg.
+func (sh *shared) accountsManager(cfg *config.Config) *accounts.Manager {
+	sh.acctOnce.Do(func() {
+		sh.accts = accounts.NewManager(accounts.NewDir(cfg.AccountsDir), accounts.Options{
+			Flows:       Flows(cfg),
+			Now:         sh.now,
+			Log:         sh.log,
+			Workers:     cfg.Accounts.RefreshWorkers,
+			MaxCooldown: cfg.Accounts.MaxCooldown.D(),
+			Lock:        sh.accountLock(cfg),
+			OnRefresh:   func(name, outcome string) { sh.metrics.AccountRefresh(name, outcome) },
+		})
+	})
+	return sh.accts
+}
+
+// Flows returns the OAuth flow of each account type with cfg's
+// overrides (accounts.oauth).
+func Flows(cfg *config.Config) map[string]*accounts.Flow {
+	fs := map[string]*accounts.Flow{}
+	for _, t := range []string{accounts.TypeClaude, accounts.TypeCodex, accounts.TypeGemini, accounts.TypeAntigravity} {
+		f := accounts.DefaultFlow(t)
+		if o, ok := cfg.Accounts.OAuth[t]; ok {
+			f.Override(accounts.Endpoints{Authorize: o.Authorize, Token: o.Token, DeviceCode: o.DeviceCode, DeviceToken: o.DeviceToken,
+				DeviceVerify: o.DeviceVerify, Profile: o.Profile, Userinfo: o.Userinfo, CodeAssist: o.CodeAssist, Redirect: o.Redirect})
+			if o.ClientID != "" {
+				f.ClientID = o.ClientID
+			}
+			if o.ClientSecret != "" {
+				f.ClientSecret = o.ClientSecret
+			}
+		}
+		fs[t] = f
+	}
+	return fs
+}
+
+// setupAccounts gives each account provider of s its accounts: the
+// files under accounts_dir whose names match its patterns and whose type
+// fits its kind. It starts the background refresh for the generation.
+func (s *Server) setupAccounts() {
+	var m *accounts.Manager
+	for _, p := range s.reg.Providers() {
+		if !config.IsAccountKind(p.Kind) {
+			continue
+		}
+		if m == nil {
+			m = s.accountsManager(s.cfg)
+		}
+		all, err := m.Dir().Names()
+		if err != nil {
+			s.log.Printf("accounts: %v", err)
+		}
+		var names []string
+		for _, n := range all {
+			if provider.MatchAny(p.Config.Accounts, n) {
+				names = append(names, n)
+			}
+		}
+		for _, err := range m.Load(names) {
+			s.log.Printf("accounts: provider %s: %v", p.Name, err)
+		}
+		names = fitting(m, p.Kind, names, s)
+		p.SetAccounts(names, m.Gate())
+		s.log.Printf("accounts: provider %s pools %s", p.Name, p.AccountNames())
+	}
+	if m != nil {
+		go m.Run(s.stop)
+	}
+}
+
+// fitting keeps the accounts whose type a provider kind can use.
+func fitting(m *accounts.Manager, kind string, names []string, s *Server) []string {
+	out := names[:0]
+	want := config.AccountType(kind)
+	for _, n := range names {
+		a, ok := m.Account(n)
+		if !ok {
+			continue
+		}
+		if a.Type == want || want == accounts.TypeGemini && a.Type == accounts.TypeAntigravity {
+			out = append(out, n)
+			continue
+		}
+		s.log.Printf("accounts: %s is a %q account; a %s provider cannot use it", n, a.Type, kind)
+	}
+	return out
+}
+
+// accountRefusal returns a 4xx for a request the target's account type
+// cannot serve as sent, with the reason; 0 when it can (or the target is
+// no account provider). slipstream does not disguise one client as
+// another: it refuses instead.
+func (x *exchange) accountRefusal() (int, string) {
+	p := x.target.Provider
+	switch p.Kind {
+	case config.KindClaudeAccount:
+		ua := x.clientHeader().UserAgent()
+		if x.rt.dialect != codec.DialectAnthropic || !bytes.HasPrefix(ua, []byte("claude-cli/")) {
+			return fasthttp.StatusForbidden, "provider " + p.Name + " serves a Claude subscription account, which takes Claude Code's own requests only " +
+				"(Anthropic Messages from claude-cli); this request comes from another client. Use a provider of kind anthropic with an API key for it."
+		}
+	case config.KindCodexAccount:
+		if x.rt.dialect != codec.DialectResponses {
+			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account, which takes OpenAI Responses requests as Codex sends them; this request is in the " + x.rt.dialect.String() + " dialect."
+		}
+		if !x.stream || gjson.GetBytes(x.body, "store").Raw != "false" || !gjson.GetBytes(x.body, "instructions").Exists() {
+			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend takes only streamed requests with \"stream\": true, \"store\": false and \"instructions\" (as Codex sends them)."
+		}
+	case config.KindGeminiAccount:
+		return fasthttp.StatusNotImplemented, "provider " + p.Name + " (gemini-account): requests through Google accounts are not available in this build."
+	}
+	return 0, ""
+}
+
+// setAccountCredential signs the upstream request with the account's
+// current access token (refreshed first when it has expired) and the
+// headers its type requires.
+func (x *exchange) setAccountCredential(cred *provider.Credential) {
+	if cred == nil {
+		return
+	}
+	m := x.s.accts
+	tok, err := m.Token(context.Background(), cred.Name)
+	if err != nil {
+		x.s.log.Printf("accounts: %s: %v", cred.Name, err)
+		return // sent unsigned: the upstream's 401 fails over
+	}
+	x.try.acct = tok
+	h := &x.upReq.Header
+	h.Set("Authorization", "Bearer "+tok.Access)
+	switch x.target.Provider.Kind {
+	case config.KindClaudeAccount:
+		if len(h.Peek("Anthropic-Version")) == 0 {
+			h.Set("Anthropic-Version", "2023-06-01")
+		}
+		addBeta(h, "oauth-2025-04-20")
+	case config.KindCodexAccount:
+		if tok.AccountID != "" {
+			h.Set("Chatgpt-Account-Id", tok.AccountID)
+		}
+	}
+}
+
+// addBeta adds flag to the anthropic-beta list unless present: an OAuth
+// access token is accepted only with the oauth beta.
+func addBeta(h *fasthttp.RequestHeader, flag string) {
+	cur := h.Peek("Anthropic-Beta")
+	for _, f := range bytes.Split(cur, []byte{','}) {
+		if string(bytes.TrimSpace(f)) == flag {
+			return
+		}
+	}
+	if len(cur) == 0 {
+		h.Set("Anthropic-Beta", flag)
+		return
+	}
+	h.Set("Anthropic-Beta", string(cur)+","+flag)
+}
+
+// accountAttempt reads an account's answer for what it says about the
+// account (a used-up quota window, a ban, a refused token, passive
+// window state) and adjusts the attempt's outcome: an expired token is
+// refreshed and the same account tried again; a used-up window rests
+// the whole account until its (capped) reset. reason is the attempt's
+// failure class ("" for none), as backoff returns it.
+func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, reason string) (provider.Backoff, string) {
+	p, cred := x.target.Provider, x.try.cred
+	if err != nil || cred == nil || !p.IsAccount() {
+		return b, reason
+	}
+	m := x.s.accts
+	name := cred.Name
+	x.s.metrics.AccountRequest(name, status)
+	now := x.s.now()
+	typ := config.AccountType(p.Kind)
+	hdr := func(k string) []byte { return x.upResp.Header.Peek(k) }
+	if status < 400 {
+		m.Observe(name, accounts.ReadSignal(typ, status, hdr, nil, now))
+		m.Succeeded(name)
+		return b, reason
+	}
+	if status == fasthttp.StatusUnauthorized && x.try.acct != nil {
+		if m.Rejected(context.Background(), name, x.try.acct) == nil {
+			x.try.tried &^= 1 << (cred.Index % 64) // try the account again with its new token
+			return provider.Backoff{}, "401"
+		}
+	}
+	body := x.errorBody()
+	sig := accounts.ReadSignal(typ, status, hdr, body, now)
+	until, banned := m.Observe(name, sig)
+	switch {
+	case banned:
+		x.s.metrics.AccountCooldown(name, "banned")
+		return provider.Backoff{Base: 24 * time.Hour}, "banned"
+	case !until.IsZero():
+		x.s.metrics.AccountCooldown(name, "quota")
+		x.s.log.Printf("accounts: %s rests until %s (%s)", name, until.UTC().Format(time.RFC3339), sig.Reason)
+		return provider.Backoff{Base: until.Sub(now)}, "quota"
+	}
+	return b, reason
+}
+
+// errorBody reads an account's error answer (at most 1 MiB) and puts it
+// back as the response body, so the client still gets it when no other
+// candidate is left.
+func (x *exchange) errorBody() []byte {
+	r := x.upResp.BodyStream()
+	if r == nil {
+		return x.upResp.Body()
+	}
+	b, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil || len(b) > 1<<20 {
+		return nil // left to the relay to fail on
+	}
+	x.upResp.SetBody(b)
+	return x.upResp.Body()
+}
+
+// accountField is the access-log value naming the attempt's account.
+func (x *exchange) accountField() string {
+	if x.try.cred == nil || !x.target.Provider.IsAccount() {
+		return ""
+	}
+	return x.try.cred.Name
+}
+
+// accountLock is the cross-replica refresh lock: one Redis lock per
+// account when redis.url is set, else none (one process).
+func (sh *shared) accountLock(cfg *config.Config) accounts.Locker {
+	if cfg.Redis.URL == "" {
+		return nil
+	}
+	return accounts.NewRedisLock(cfg.Redis.URL, cfg.Redis.Prefix)
+}

@@ -1,0 +1,59 @@
+package metrics
+
+import (
+	"strconv"
+	"sync"
+
+	vm "github.com/VictoriaMetrics/metrics"
+)
+
+// Per-account series (subscription accounts). Account names come from
+// the account files slipstream was configured to pool, so they are
+// bounded; a name never carries a token.
+
+type accountSeries struct {
+	mu sync.RWMutex
+	c  map[[3]string]*vm.Counter
+}
+
+var accountsOf sync.Map // *Metrics -> *accountSeries
+
+func (m *Metrics) accountCounter(family, account, label, value string) *vm.Counter {
+	v, _ := accountsOf.LoadOrStore(m, &accountSeries{c: map[[3]string]*vm.Counter{}})
+	as := v.(*accountSeries)
+	k := [3]string{family, account, value}
+	as.mu.RLock()
+	c := as.c[k]
+	as.mu.RUnlock()
+	if c != nil {
+		return c
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if c = as.c[k]; c == nil {
+		c = m.set.GetOrCreateCounter(series(family, "account", account, label, value))
+		as.c[k] = c
+	}
+	return c
+}
+
+// AccountRequest counts one upstream answer from an account, by status.
+func (m *Metrics) AccountRequest(account string, status int) {
+	m.accountCounter("slipstream_account_requests_total", account, "status", strconv.Itoa(status)).Inc()
+}
+
+// AccountRefresh counts one token refresh of an account by outcome (ok,
+// failed, revoked, adopted).
+func (m *Metrics) AccountRefresh(account, outcome string) {
+	m.accountCounter("slipstream_account_refreshes_total", account, "outcome", outcome).Inc()
+}
+
+// AccountCooldown counts one account-wide rest by reason (quota,
+// banned).
+func (m *Metrics) AccountCooldown(account, reason string) {
+	m.accountCounter("slipstream_account_cooldowns_total", account, "reason", reason).Inc()
+}
+
+// Series builds one series name (family{k="v",...}) as the text format
+// wants, for writers registered with Writer.
+func Series(family string, kv ...string) string { return series(family, kv...) }
