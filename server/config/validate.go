@@ -70,6 +70,9 @@ func (c *Config) applyDefaults() {
 		if len(c.Keys[i].Models) == 0 {
 			c.Keys[i].Models = []string{"*"}
 		}
+		if c.Keys[i].Budget > 0 && c.Keys[i].Period == "" {
+			c.Keys[i].Period = PeriodDaily
+		}
 	}
 	for i := range c.Providers {
 		c.Providers[i].applyDefaults()
