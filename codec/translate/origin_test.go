@@ -50,9 +50,22 @@ func TestReplayTokensByOrigin(t *testing.T) {
 	f(codec.DialectAnthropic, []string{`"signature":"QW50aHJvcGljU2ln"`}, []string{"R2VtaW5pU2ln", "SsOr"})
 	// OpenAI gets neither.
 	f(codec.DialectResponses, nil, []string{"QW50aHJvcGljU2ln", "R2VtaW5pU2ln", "SsOr"})
-	if !HasOriginTag([]byte(thinkingHistory)) || HasOriginTag([]byte(`{"signature":"QW50aHJvcGljU2ln"}`)) {
-		t.Fatal("HasOriginTag")
+}
+
+func TestHasOriginTag(t *testing.T) {
+	f := func(body string, want bool) {
+		t.Helper()
+		if got := HasOriginTag([]byte(body)); got != want {
+			t.Fatalf("HasOriginTag(%q) = %v", body, got)
+		}
 	}
+	f(thinkingHistory, true)
+	f(`{"signature":"QW50aHJvcGljU2ln"}`, false)
+	f(`{"text":"xSsOrGemi","signature":"SsOrGemiAAAA"}`, true) // the first match is not a string start
+	f(`{"text":"xSsOrGemi"}`, false)
+	f(`SsOr`, false)
+	f(`"SsOr`, true)
+	f(``, false)
 }
 
 // TestReplayTokenTaggedOnTheWayDown: a Gemini thoughtSignature written
