@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"slipstream/codec"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
+	"slipstream/server/metrics"
 	"slipstream/server/provider"
 )
 
@@ -34,6 +36,7 @@ func (sh *shared) accountsManager(cfg *config.Config) *accounts.Manager {
 			Lock:        sh.accountLock(cfg),
 			OnRefresh:   func(name, outcome string) { sh.metrics.AccountRefresh(name, outcome) },
 		})
+		sh.metrics.Writer(sh.writeAccountGauges)
 	})
 	return sh.accts
 }
@@ -256,4 +259,24 @@ func (sh *shared) accountLock(cfg *config.Config) accounts.Locker {
 		return nil
 	}
 	return accounts.NewRedisLock(cfg.Redis.URL, cfg.Redis.Prefix)
+}
+
+// writeAccountGauges writes each loaded account's rest (1 while
+// cooling) and window utilisation at a scrape.
+func (sh *shared) writeAccountGauges(w io.Writer) {
+	m := sh.accts
+	now := sh.now()
+	for _, n := range m.Names() {
+		cooling := 0
+		if c := m.Cooling(n); c.After(now) {
+			cooling = 1
+		}
+		fmt.Fprintf(w, "%s %d\n", metrics.Series("slipstream_account_cooling", "account", n), cooling)
+		u := m.Utilisation(n)
+		for i, win := range [2]string{"short", "long"} {
+			if u[i] >= 0 {
+				fmt.Fprintf(w, "%s %g\n", metrics.Series("slipstream_account_window_utilisation", "account", n, "window", win), u[i])
+			}
+		}
+	}
 }

@@ -45,6 +45,8 @@ var commands = []command{
 	{name: "check", args: "", doc: "validate the configuration, print every problem with its line; -print shows the effective configuration", flags: checkFlags},
 	{name: "health", args: "[URL]", doc: "GET URL (default /readyz on $SLIPSTREAM_LISTEN's port, else http://127.0.0.1:8317/readyz); exit 0 when it answers 200 (for container health checks)", flags: healthFlags, maxArgs: 1},
 	{name: "tokens", args: "[FILE]", doc: "count the tokens of FILE or stdin", flags: tokensFlags, maxArgs: 1},
+	{name: "login", args: "claude|codex|gemini|antigravity | import claude|codex [FILE]", doc: "sign in with a subscription account (browser or pasted redirect; codex also -device) and store it under accounts_dir; import takes the CLI's own stored login", flags: loginFlags, maxArgs: 16},
+	{name: "accounts", doc: "list the stored subscription accounts with their state (never a token)", flags: accountsFlags},
 	{name: "version", doc: "print the version"},
 	{name: "help", doc: "print this help"},
 }
@@ -154,7 +156,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c := lookupCommand(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "slipstream: unknown command %q\nusage: slipstream [serve|check|health|tokens|version|help] [flags]  (slipstream help for more)\n", name)
+		fmt.Fprintf(stderr, "slipstream: unknown command %q\nusage: slipstream [serve|check|health|tokens|login|accounts|version|help] [flags]  (slipstream help for more)\n", name)
 		return 2
 	}
 	fs, code := parse(c, args, stdout, stderr)
@@ -175,6 +177,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTokens(str("encoding"), str("ids") == "true", fs.Arg(0), stdin, stdout, stderr)
 	case "health":
 		return runHealth(fs.Arg(0), str("insecure") == "true", stdout, stderr)
+	case "login":
+		return runLogin(fs, stdin, stdout, stderr)
+	case "accounts":
+		return runAccounts(str("config"), str("accounts-dir"), stdout, stderr)
 	}
 	return runServe(str("config"), str("listen"), str("pprof"), stderr)
 }

@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"sort"
 	"time"
 
 	"slipstream/server/provider"
@@ -146,4 +147,16 @@ func (m *Manager) Utilisation(name string) [2]float64 {
 		return [2]float64{-1, -1}
 	}
 	return [2]float64{float64(e.util[0].Load()) / 1e6, float64(e.util[1].Load()) / 1e6}
+}
+
+// Names lists the loaded accounts.
+func (m *Manager) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns := make([]string, 0, len(m.accs))
+	for n := range m.accs {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
 }
