@@ -3,6 +3,8 @@ package server
 import (
 	"bufio"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,7 @@ import (
 const reloadConfig = `keys:
   - {name: alice, key: sk-alice-0123456789, rpm: 3}
 providers:
-  - {name: m, kind: mock, models: ["mock*"], reply: REPLY, chunks: 5, chunk_delay: 80ms}
+  - {name: m, kind: mock, models: ["mock*"], reply: REPLY, chunks: 5, chunk_delay: 150ms}
 `
 
 func reloadCfg(t *testing.T, reply string) *config.Config {
@@ -27,9 +29,30 @@ func reloadCfg(t *testing.T, reply string) *config.Config {
 func TestReloadKeepsStreamsAndState(t *testing.T) {
 	var logs syncBuffer
 	base, s := serveConfigServer(t, reloadCfg(t, "old words here"), &logs)
+	// The configuration comes from a watched file, edited as an editor
+	// does (write beside, rename over).
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	write := func(reply string) {
+		t.Helper()
+		tmp := filepath.Join(dir, ".s.yaml.tmp")
+		if err := os.WriteFile(tmp, []byte(strings.ReplaceAll(reloadConfig, "REPLY", reply)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old words here")
+	stop := make(chan struct{})
+	defer close(stop)
+	if err := s.WatchConfig(path, func() (*config.Config, error) { return config.LoadFile(path, config.Override{}) }, stop); err != nil {
+		t.Fatal(err)
+	}
 	auth := []string{"Authorization", "Bearer sk-alice-0123456789"}
 
-	// A stream in flight: 5 text deltas 80 ms apart.
+	// A stream in flight: 5 text deltas 150 ms apart, longer than the
+	// watcher takes to settle and reload.
 	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"mock","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	req.Header.Set(auth[0], auth[1])
 	resp, err := http.DefaultClient.Do(req)
@@ -42,8 +65,13 @@ func TestReloadKeepsStreamsAndState(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := s.Reload(reloadCfg(t, "new words")); err != nil {
-		t.Fatal(err)
+	write("new words")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "config reloaded from "+path) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the edit was not picked up:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	var rest strings.Builder
 	for {
@@ -80,7 +108,7 @@ func TestReloadKeepsStreamsAndState(t *testing.T) {
 		t.Fatalf("the invalid config replaced the running one")
 	}
 	// The replaced generation lets go of its resources once idle.
-	deadline := time.Now().Add(3 * time.Second)
+	deadline = time.Now().Add(3 * time.Second)
 	for s.inflight.Load() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d requests still in flight", s.inflight.Load())
