@@ -99,7 +99,7 @@ func (x *exchange) isJSON() bool {
 func (x *exchange) relaySame(w streamWriter) {
 	t := x.tail()
 	x.sameTail = t
-	x.rd.Reset(x.upResp.BodyStream())
+	x.rd.Reset(x.upstreamEvents())
 	x.watch.start(x)
 	defer x.watch.stop()
 	var readErr error

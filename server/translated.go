@@ -104,7 +104,7 @@ func (x *exchange) relayTranslatedBody(w streamWriter) {
 
 // relayTranslated is the stream writer of the translated path.
 func (x *exchange) relayTranslated(w streamWriter) {
-	x.rd.Reset(x.upResp.BodyStream())
+	x.rd.Reset(x.upstreamEvents())
 	x.watch.start(x)
 	defer x.watch.stop()
 	var readErr error

@@ -206,7 +206,8 @@ func (x *exchange) setCredential() {
 // call sends x.upReq and waits for the response headers. A request that
 // failed on a pooled connection before any response byte (the upstream
 // had closed it while idle) is sent once more on a fresh connection; an
-// event stream that came compressed is refused (upstream.ErrEncodedStream).
+// event stream in an encoding slipstream cannot decode is refused
+// (upstream.ErrEncodedStream).
 func (x *exchange) call() error {
 	c := x.s.clients[x.target.Provider]
 	err := c.Do(&x.upReq, &x.upResp)
@@ -214,7 +215,7 @@ func (x *exchange) call() error {
 		x.rewindBody()
 		err = c.DoFresh(&x.upReq, &x.upResp)
 	}
-	if err == nil && upstream.IsEncoded(&x.upResp) && x.isEventStream() {
+	if err == nil && upstream.IsEncoded(&x.upResp) && x.isEventStream() && !upstream.CanDecode(x.upResp.Header.ContentEncoding()) {
 		err = upstream.ErrEncodedStream
 		x.closeUpstream(err)
 	}
@@ -288,6 +289,27 @@ func (x *exchange) rewordCredentialError(e *codec.Error) {
 	e.Kind = codec.KindForStatus(e.Status)
 	e.Message = codec.AppendEscaped(nil, []byte(x.credentialMessage()))
 }
+
+// upstreamEvents is the upstream body to frame events from: the body
+// stream, decoded when the upstream compressed its event stream although
+// asked not to (call returned ErrEncodedStream for what cannot be
+// decoded). It runs in the stream writer: the decoder reads ahead.
+func (x *exchange) upstreamEvents() io.Reader {
+	r := x.upResp.BodyStream()
+	if r == nil || !upstream.IsEncoded(&x.upResp) {
+		return r
+	}
+	d, err := upstream.NewDecoder(r, x.upResp.Header.ContentEncoding())
+	if err != nil {
+		return failedReader{err}
+	}
+	return d
+}
+
+// failedReader is a stream that fails with err at once.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
 
 // isEventStream reports whether the upstream answered with SSE.
 func (x *exchange) isEventStream() bool {

@@ -429,10 +429,37 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 	if status != 200 || !strings.Contains(string(got), `"text":"Hi"`) {
 		t.Fatalf("translated: status %d: %s", status, got)
 	}
-	// A compressed event stream cannot be framed: a clear 502, in the
-	// dialect, same-dialect and translated.
+	// A compressed event stream is decoded to be framed: the client gets
+	// plain events, without the upstream's Content-Encoding.
 	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
-		status, _, got = post(t, base+path, `{"model":"gpt-4","max_tokens":5,"messages":[],"stream":true}`)
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(`{"model":"gpt-4","max_tokens":5,"messages":[],"stream":true}`))
+		resp, err := noGzip.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "" || !strings.Contains(string(got), "Hi") {
+			t.Fatalf("%s stream: status %d, Content-Encoding %q: %q", path, resp.StatusCode, resp.Header.Get("Content-Encoding"), got)
+		}
+		if path == "/v1/chat/completions" && string(got) != sse {
+			t.Fatalf("same-dialect stream changed: %q", got)
+		}
+	}
+}
+
+// TestUpstreamUnreadableEncodingIs502: an event stream in an encoding
+// slipstream does not decode is a clear 502 in the client's dialect.
+func TestUpstreamUnreadableEncodingIs502(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Encoding", "br")
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "\x0b\x02\x80data: x\n\n\x03")
+	}))
+	base := startRealClock(t, upConfig, up.URL, nil)
+	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
+		status, _, got := post(t, base+path, `{"model":"gpt-4","max_tokens":5,"messages":[],"stream":true}`)
 		if status != 502 || !strings.Contains(string(got), "compressed event stream") {
 			t.Fatalf("%s stream: status %d: %s", path, status, got)
 		}

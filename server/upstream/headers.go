@@ -37,10 +37,17 @@ func CopyRequestHeaders(dst *fasthttp.RequestHeader, src *fasthttp.RequestHeader
 // every value of a repeated header (Set-Cookie, Vary). Content-Type and
 // Content-Encoding are copied too: the body is passed on as it came, so
 // its encoding goes with it. Content-Length is left to fasthttp.
+//
+// An event stream is the exception: slipstream frames it, decoded, so its
+// Content-Encoding stays behind (NewDecoder).
 func CopyResponseHeaders(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHeader) {
 	conn := src.Peek("Connection")
+	sse := bytes.HasPrefix(src.ContentType(), []byte("text/event-stream"))
 	for k, v := range src.All() {
 		if isHopByHop(k) || isNamedIn(conn, k) || equalFold(k, "Date") || equalFold(k, "Server") {
+			continue
+		}
+		if sse && equalFold(k, "Content-Encoding") {
 			continue
 		}
 		dst.AddBytesKV(k, v)
