@@ -217,6 +217,9 @@ func (x *exchange) tail() tail {
 		t = &x.chatTail
 	}
 	t.Reset()
+	if t == &x.responsesTail {
+		x.responsesTail.Begin(x.model, x.s.now().Unix())
+	}
 	return t
 }
 

@@ -181,5 +181,5 @@ func TestTruncatedStreamGetsErrorEvent(t *testing.T) {
 		"data: {\"error\":{\"message\":\"upstream stream ended before its terminal event\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
 	f("/v1/responses", `{"model":"gpt-5","input":"x","stream":true}`,
 		"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_9\"}}\n\n",
-		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_9\",\"object\":\"response\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"upstream stream ended before its terminal event\"},\"output\":[],\"usage\":null}}\n\n")
+		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_9\",\"object\":\"response\",\"created_at\":1767225600,\"model\":\"gpt-5\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"upstream stream ended before its terminal event\"},\"output\":[],\"usage\":null}}\n\n")
 }

@@ -65,18 +65,35 @@ func (t *ChatTail) AppendError(dst []byte, e *codec.Error) []byte {
 }
 
 // ResponsesTail watches a Responses stream that is relayed verbatim. It
-// keeps the last sequence_number and the response id so that its in-band
-// error continues the stream's numbering.
+// keeps the last sequence_number, the response id, creation time and
+// model so that its in-band error continues the stream: numbered after
+// the last event, and, when the stream failed before its response.created,
+// preceded by one (a Responses stream starts with it; the SDKs expect it).
 type ResponsesTail struct {
-	done  bool
-	seq   int64
-	idBuf [128]byte
-	id    []byte
-	usage codec.Usage
+	done     bool
+	started  bool // a response.created passed
+	seq      int64
+	idBuf    [128]byte
+	id       []byte
+	created  int64
+	modelBuf [128]byte
+	model    []byte
+	usage    codec.Usage
 }
 
 // Reset prepares t for a new stream.
-func (t *ResponsesTail) Reset() { t.done, t.seq, t.id, t.usage = false, -1, nil, codec.Usage{} }
+func (t *ResponsesTail) Reset() {
+	t.done, t.started, t.seq, t.id, t.usage = false, false, -1, nil, codec.Usage{}
+	t.created, t.model = 0, nil
+}
+
+// Begin sets what a response.created that t writes itself carries: the
+// client-facing model (escaped string content; copied, at most 128 bytes
+// kept) and the creation time. Call it after Reset.
+func (t *ResponsesTail) Begin(model []byte, created int64) {
+	t.model = t.modelBuf[:copy(t.modelBuf[:], model)]
+	t.created = created
+}
 
 // Observe notes one relayed event; the terminal event's response carries
 // the usage.
@@ -86,8 +103,15 @@ func (t *ResponsesTail) Observe(name, data []byte) {
 		t.done = true
 		t.usage = readResponsesUsage(codec.Get(data, "response.usage"))
 	case "response.created":
+		t.started = true
 		if id := codec.Content(codec.Get(data, "response.id")); len(id) <= len(t.idBuf) {
 			t.id = t.idBuf[:copy(t.idBuf[:], id)]
+		}
+		if c := codec.Get(data, "response.created_at"); c.Exists() {
+			t.created = c.Int()
+		}
+		if m := codec.Content(codec.Get(data, "response.model")); len(m) > 0 && len(m) <= len(t.modelBuf) {
+			t.model = t.modelBuf[:copy(t.modelBuf[:], m)]
 		}
 	}
 	if n := codec.Get(data, "sequence_number"); n.Exists() {
@@ -110,18 +134,45 @@ func (t *ResponsesTail) Text() []byte { return nil }
 func ReadResponsesUsage(obj []byte) codec.Usage { return readResponsesUsage(codec.ResultOf(obj)) }
 
 // AppendError appends a response.failed event carrying e, numbered after
-// the last relayed event.
+// the last relayed event, and before it a response.created when none
+// passed.
 func (t *ResponsesTail) AppendError(dst []byte, e *codec.Error) []byte {
 	t.done = true
+	if len(t.id) == 0 {
+		t.id = append(t.idBuf[:0], "resp_failed"...)
+	}
+	if !t.started {
+		t.started = true
+		t.seq++
+		dst = sse.AppendEventStart(dst, "response.created")
+		dst = append(dst, `{"type":"response.created","sequence_number":`...)
+		dst = codec.AppendInt(dst, t.seq)
+		dst = t.appendResponse(dst, "in_progress")
+		dst = append(dst, `,"output":[],"usage":null}}`...)
+		dst = sse.AppendEventEnd(dst)
+	}
 	dst = sse.AppendEventStart(dst, "response.failed")
 	dst = append(dst, `{"type":"response.failed","sequence_number":`...)
 	dst = codec.AppendInt(dst, t.seq+1)
-	dst = append(dst, `,"response":{"id":`...)
-	dst = codec.AppendString(dst, t.id)
-	dst = append(dst, `,"object":"response","status":"failed","error":{"code":`...)
+	dst = t.appendResponse(dst, "failed")
+	dst = append(dst, `,"error":{"code":`...)
 	dst = AppendCode(dst, e)
 	dst = append(dst, `,"message":`...)
 	dst = codec.AppendString(dst, e.Message)
 	dst = append(dst, `},"output":[],"usage":null}}`...)
 	return sse.AppendEventEnd(dst)
+}
+
+// appendResponse opens the response object of t's events, up to its
+// status.
+func (t *ResponsesTail) appendResponse(dst []byte, status string) []byte {
+	dst = append(dst, `,"response":{"id":`...)
+	dst = codec.AppendString(dst, t.id)
+	dst = append(dst, `,"object":"response","created_at":`...)
+	dst = codec.AppendInt(dst, t.created)
+	dst = append(dst, `,"model":`...)
+	dst = codec.AppendString(dst, t.model)
+	dst = append(dst, `,"status":"`...)
+	dst = append(dst, status...)
+	return append(dst, '"')
 }
