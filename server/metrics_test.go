@@ -69,6 +69,12 @@ metrics: {token: scrape-secret}
 	if got := m[`slipstream_time_to_first_token_seconds_count{route="/v1/messages",provider="m"}`]; got != 2 {
 		t.Fatalf("ttft histogram count %v, want 2 (the streams)", got)
 	}
+	if _, ok := m["slipstream_websocket_upgrades_total"]; !ok {
+		t.Fatal("no WebSocket counters")
+	}
+	if m[`slipstream_upstream_max_conns{provider="m"}`] != 0 {
+		t.Fatal("a mock has no upstream pool")
+	}
 	if m[`slipstream_key_tokens_total{key="alice",kind="output"}`] == 0 || m["go_goroutines"] == 0 || m["slipstream_requests_in_flight"] != 0 {
 		t.Fatalf("missing key tokens, runtime or in-flight series")
 	}

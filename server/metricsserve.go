@@ -3,16 +3,16 @@ package server
 import (
 	"crypto/subtle"
 	"io"
+	"log"
 	"strconv"
 
+	vm "github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/fasthttp"
 
-	"log"
 	"slipstream/server/config"
 	"slipstream/server/metrics"
 	"slipstream/server/store"
-
-	vm "github.com/VictoriaMetrics/metrics"
+	"slipstream/server/ws"
 )
 
 // serveMetrics answers GET /metrics in the Prometheus text format. With
@@ -41,11 +41,68 @@ func (sh *shared) registerGauges() {
 	m.Writer(func(w io.Writer) {
 		cur := sh.current.Load()
 		for _, p := range cur.reg.Providers() {
-			vm.WriteGaugeUint64(w, `slipstream_provider_credentials{provider=`+strconv.Quote(p.Name)+`}`, uint64(len(p.Config.Keys)))
+			label := `{provider=` + strconv.Quote(p.Name) + `}`
+			vm.WriteGaugeUint64(w, `slipstream_provider_credentials`+label, uint64(len(p.Config.Keys)))
+			if c := cur.clients[p]; c != nil {
+				vm.WriteGaugeUint64(w, `slipstream_upstream_max_conns`+label, uint64(c.MaxConns()))
+			}
 		}
-		vm.WriteGaugeUint64(w, "slipstream_websocket_connections", uint64(cur.ws.Conns()))
-		vm.WriteGaugeUint64(w, "slipstream_websocket_state_bytes", uint64(cur.ws.StateBytes()))
+		st := sh.wsStats()
+		vm.WriteGaugeUint64(w, "slipstream_websocket_connections", uint64(st.Conns))
+		vm.WriteGaugeUint64(w, "slipstream_websocket_state_bytes", uint64(st.StateBytes))
+		vm.WriteCounterUint64(w, "slipstream_websocket_upgrades_total", uint64(st.Upgrades))
+		vm.WriteCounterUint64(w, "slipstream_websocket_refused_total", uint64(st.Refused))
+		vm.WriteCounterUint64(w, "slipstream_websocket_frames_total", uint64(st.Frames))
+		vm.WriteCounterUint64(w, "slipstream_websocket_chained_frames_total", uint64(st.Chained))
+		vm.WriteCounterUint64(w, "slipstream_websocket_not_found_total", uint64(st.NotFound))
+		vm.WriteCounterUint64(w, "slipstream_websocket_evicted_total", uint64(st.Evicted))
 	})
+}
+
+// wsStats sums the WebSocket counters of every generation: the live ones'
+// and those folded in when a replaced generation's last socket closed, so
+// the counters never go back across reloads.
+func (sh *shared) wsStats() ws.Stats {
+	sh.wsMu.Lock()
+	defer sh.wsMu.Unlock()
+	sum := sh.wsRetired
+	for _, t := range sh.wsLive {
+		st := t.Stats()
+		sum.Conns += st.Conns
+		sum.StateBytes += st.StateBytes
+		addWSCounters(&sum, &st)
+	}
+	return sum
+}
+
+// wsTrack adds a generation's transport to the sums.
+func (sh *shared) wsTrack(t *ws.Transport) {
+	sh.wsMu.Lock()
+	sh.wsLive = append(sh.wsLive, t)
+	sh.wsMu.Unlock()
+}
+
+// wsFold moves a drained transport's counters into the retired sums.
+func (sh *shared) wsFold(t *ws.Transport) {
+	sh.wsMu.Lock()
+	defer sh.wsMu.Unlock()
+	for i, l := range sh.wsLive {
+		if l == t {
+			st := t.Stats()
+			addWSCounters(&sh.wsRetired, &st)
+			sh.wsLive = append(sh.wsLive[:i], sh.wsLive[i+1:]...)
+			return
+		}
+	}
+}
+
+func addWSCounters(dst, st *ws.Stats) {
+	dst.Upgrades += st.Upgrades
+	dst.Refused += st.Refused
+	dst.Frames += st.Frames
+	dst.Chained += st.Chained
+	dst.NotFound += st.NotFound
+	dst.Evicted += st.Evicted
 }
 
 // newStore builds the process's shared-state store: Redis-backed when cfg

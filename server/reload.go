@@ -91,6 +91,7 @@ func (s *Server) retire() {
 func (s *Server) drain() {
 	s.retire()
 	s.ws.Shutdown(nil)
+	s.wsFold(s.ws)
 	for s.admits.Load() > 0 {
 		time.Sleep(drainPoll)
 	}

@@ -73,6 +73,10 @@ type shared struct {
 	reloads  sync.Mutex // one reload at a time
 	ids      idSource
 
+	wsMu      sync.Mutex
+	wsLive    []*ws.Transport // transports of generations not yet drained
+	wsRetired ws.Stats        // counters of drained ones
+
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
 	served        atomic.Int64 // requests admitted since start
@@ -181,6 +185,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	}
 	s.crossDialect = crossDialect(s.reg)
 	s.ws = s.newWebSocket()
+	sh.wsTrack(s.ws)
 	s.setupAccounts()
 	return s, nil
 }
