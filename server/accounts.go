@@ -204,6 +204,15 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 	hdr := func(k string) []byte { return x.upResp.Header.Peek(k) }
 	if status < 400 {
 		m.Observe(name, accounts.ReadSignal(typ, status, hdr, nil, now))
+		if status == fasthttp.StatusOK && x.isEventStream() {
+			if data := x.peekStreamError(); data != nil {
+				// An error inside a 200 stream, before the first byte
+				// reached the client: fail over like any error.
+				body, st := streamErrorBody(data)
+				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
+				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
+			}
+		}
 		m.Succeeded(name)
 		return b, reason
 	}
@@ -213,7 +222,13 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 			return provider.Backoff{}, "401"
 		}
 	}
-	body := x.errorBody()
+	return x.accountFailed(name, typ, status, hdr, x.errorBody(), now, b, reason)
+}
+
+// accountFailed applies a failed answer's signals (quota rest, ban) and
+// returns the attempt's backoff and failure reason.
+func (x *exchange) accountFailed(name, typ string, status int, hdr accounts.Header, body []byte, now time.Time, b provider.Backoff, reason string) (provider.Backoff, string) {
+	m := x.s.accts
 	sig := accounts.ReadSignal(typ, status, hdr, body, now)
 	until, banned := m.Observe(name, sig)
 	switch {
@@ -236,12 +251,32 @@ func (x *exchange) errorBody() []byte {
 	if r == nil {
 		return x.upResp.Body()
 	}
-	b, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
-	if err != nil || len(b) > 1<<20 {
-		return nil // left to the relay to fail on
+	p := &x.try.peek
+	p.reset()
+	p.attempt, p.on = x.try.attempts, true
+	var err error
+	p.pre, err = appendAll(p.pre, io.LimitReader(r, 1<<20))
+	if err != nil || len(p.pre) == 1<<20 {
+		p.r = r // the rest, if any, follows what was read
+		return nil
 	}
-	x.upResp.SetBody(b)
-	return x.upResp.Body()
+	x.upResp.SetBody(p.pre) // for readers of the whole body
+	return p.pre
+}
+
+// appendAll appends everything r yields to dst.
+func appendAll(dst []byte, r io.Reader) ([]byte, error) {
+	var buf [4096]byte
+	for {
+		n, err := r.Read(buf[:])
+		dst = append(dst, buf[:n]...)
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
 }
 
 // accountField is the access-log value naming the attempt's account.

@@ -523,3 +523,50 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func TestCodexErrorInside200StreamFailsOver(t *testing.T) {
+	rig := newAccountRig(t, accounts.TypeCodex, "c1", "c2")
+	resetsAt := rig.clk.Now().Add(2 * time.Hour).Unix()
+	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
+		if name != "c1" {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, ": keepalive\n\n")
+		fmt.Fprintf(w, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"usage_limit_reached\",\"message\":\"The usage limit has been reached\",\"resets_at\":%d}}\n\n", resetsAt)
+		return true
+	}
+	rig.start(config.KindCodexAccount, "    strategy: fill-first\n")
+	status, body := rig.post("/v1/responses", codexBody)
+	if status != 200 || !strings.Contains(body, "response.completed") || strings.Contains(body, "usage_limit_reached") {
+		t.Fatalf("status %d body %s", status, body)
+	}
+	if got := strings.Join(rig.seen, ","); got != "c1,c2" {
+		t.Fatalf("accounts used %s, want c1 then c2", got)
+	}
+	if got := rig.srv.accts.Cooling("c1"); got.Unix() != resetsAt {
+		t.Fatalf("c1 cools until %v, want resets_at", got)
+	}
+	rig.check()
+}
+
+func TestAccountLastErrorReachesClient(t *testing.T) {
+	// One account, quota used up: the client gets the provider's 429
+	// body whole (it was read for its signal and put back).
+	rig := newAccountRig(t, accounts.TypeCodex, "c1")
+	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(429)
+		io.WriteString(w, `{"error":{"type":"usage_limit_reached","message":"The usage limit has been reached","resets_in_seconds":600}}`)
+		return true
+	}
+	rig.start(config.KindCodexAccount, "")
+	status, body := rig.post("/v1/responses", codexBody)
+	if status != 429 || !strings.Contains(body, "usage_limit_reached") {
+		t.Fatalf("status %d body %q", status, body)
+	}
+	status, body = rig.post("/v1/responses", codexBody)
+	if status != 429 || rig.calls.Load() != 1 {
+		t.Fatalf("a resting account was called again: status %d calls %d body %s", status, rig.calls.Load(), body)
+	}
+}

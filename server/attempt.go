@@ -28,6 +28,7 @@ import (
 type attemptState struct {
 	cred     *provider.Credential // the credential of the current attempt
 	acct     *accounts.Token      // the account token it was signed with (account providers)
+	peek     peekReader           // an account answer's bytes read ahead (accountpeek.go)
 	model    uint64               // Hash of the upstream model (cooldown key)
 	session  uint64               // conversation hash for affinity, or 0
 	tried    uint64               // credentials of the current provider tried (bit per index)
@@ -52,6 +53,7 @@ type attemptState struct {
 func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
 	a.acct = nil
+	a.peek.reset()
 	a.meta, a.cacheKey, a.sessionDone = nil, nil, false
 	a.abandoned.Store(false)
 	clear(a.alts) // no Provider of an old registry outlives a reload here

@@ -173,7 +173,7 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 			n, err = 0, errPanic
 		}
 	}()
-	r := x.upResp.BodyStream()
+	r := x.upStream()
 	if r == nil {
 		return 0, io.EOF
 	}

@@ -295,7 +295,7 @@ func (x *exchange) rewordCredentialError(e *codec.Error) {
 // asked not to (call returned ErrEncodedStream for what cannot be
 // decoded). It runs in the stream writer: the decoder reads ahead.
 func (x *exchange) upstreamEvents() io.Reader {
-	r := x.upResp.BodyStream()
+	r := x.upStream()
 	if r == nil || !upstream.IsEncoded(&x.upResp) {
 		return r
 	}

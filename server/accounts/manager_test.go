@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/redistest"
 	"slipstream/server/accounts/oauthstub"
 )
 
@@ -263,5 +264,37 @@ func TestAccountStringHasNoToken(t *testing.T) {
 	a, _ := fx.dir.Load("a1")
 	if strings.Contains(a.String(), a.AccessToken) || strings.Contains(a.State(fx.clk.Now()), a.RefreshToken) {
 		t.Fatal("token in String/State")
+	}
+}
+
+func TestTwoProcessesShareOneRefreshThroughRedis(t *testing.T) {
+	// Two managers (two slipstream processes) over one account file and
+	// one Redis: the expired token is refreshed once; the second process
+	// takes the lock after the first, reads the file again and adopts
+	// the rotated tokens (the stub fails the test if the old refresh
+	// token is spent twice).
+	rs := redistest.Start(t)
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	fx.stub.RefreshDelay = 100 * time.Millisecond
+	var ms [2]*Manager
+	for i := range ms {
+		l := NewRedisLock(rs.URL(), "t")
+		t.Cleanup(l.Close)
+		ms[i] = fx.manager(Options{Lock: l})
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok, err := ms[i%2].Token(context.Background(), "a1")
+			if err != nil || !fx.stub.ValidAccess(tok.Access) {
+				t.Errorf("process %d: %v", i%2, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("two processes made %d refreshes, want 1", n)
 	}
 }
