@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/pool"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
 	"slipstream/server/metrics"
@@ -131,8 +132,11 @@ func (x *exchange) accountRefusal() (int, string) {
 		if x.rt.dialect != codec.DialectResponses {
 			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account, which takes OpenAI Responses requests as Codex sends them; this request is in the " + x.rt.dialect.String() + " dialect."
 		}
-		if !x.stream || gjson.GetBytes(x.body, "store").Raw != "false" || !gjson.GetBytes(x.body, "instructions").Exists() {
-			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend takes only streamed requests with \"stream\": true, \"store\": false and \"instructions\" (as Codex sends them)."
+		if !x.stream {
+			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend streams every answer; send \"stream\": true (as Codex does)."
+		}
+		if gjson.GetBytes(x.body, "store").Raw == "true" {
+			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend stores nothing; send \"store\": false (as Codex does)."
 		}
 	case config.KindGeminiAccount:
 		return fasthttp.StatusNotImplemented, "provider " + p.Name + " (gemini-account): requests through Google accounts are not available in this build."
@@ -314,4 +318,62 @@ func (sh *shared) writeAccountGauges(w io.Writer) {
 			}
 		}
 	}
+}
+
+// accountBody adds to a codex-account request the members the ChatGPT
+// backend requires and a Responses client may leave out: "store": false
+// and "instructions": "" (Codex puts its instructions in the input).
+// The body is copied once, behind the added members; requests that have
+// them go as they are.
+func (x *exchange) accountBody() (int, string) {
+	if x.target.Provider.Kind != config.KindCodexAccount {
+		return 0, ""
+	}
+	body, ok := x.upRequestBody()
+	if !ok {
+		return fasthttp.StatusInternalServerError, "cannot read the request body back"
+	}
+	var add []byte
+	if !gjson.GetBytes(body, "store").Exists() {
+		add = append(add, `"store":false,`...)
+	}
+	if !gjson.GetBytes(body, "instructions").Exists() {
+		add = append(add, `"instructions":"",`...)
+	}
+	if len(add) == 0 {
+		return 0, ""
+	}
+	i := bytes.IndexByte(body, '{')
+	if i < 0 {
+		return fasthttp.StatusBadRequest, "the request body is not a JSON object"
+	}
+	b := pool.Get(len(body) + len(add))
+	b.B = append(b.B[:0], body[:i+1]...)
+	b.B = append(b.B, add...)
+	rest := bytes.TrimLeft(body[i+1:], " \t\r\n")
+	if len(rest) > 0 && rest[0] == '}' {
+		b.B = b.B[:len(b.B)-1] // an empty object: no comma after the last added member
+	}
+	b.B = append(b.B, rest...)
+	if x.try.acctBody != nil {
+		pool.Put(x.try.acctBody)
+	}
+	x.try.acctBody = b
+	x.upReq.SetBodyRaw(b.B)
+	x.splice = modelSplice{}
+	return 0, ""
+}
+
+// upRequestBody is the upstream request's body as built: the raw body,
+// or the aliased model splice read out.
+func (x *exchange) upRequestBody() ([]byte, bool) {
+	if !x.upReq.IsBodyStream() {
+		return x.upReq.Body(), true
+	}
+	if x.splice.size == 0 {
+		return nil, false
+	}
+	b := make([]byte, 0, x.splice.size)
+	b, err := appendAll(b, &x.splice)
+	return b, err == nil
 }

@@ -419,6 +419,18 @@ func TestCodexAccountRules(t *testing.T) {
 	if status != 400 || !strings.Contains(body, "store") {
 		t.Fatalf("store:true: status %d body %s", status, body)
 	}
+	status, body = rig.post("/v1/responses", strings.Replace(codexBody, `"stream":true`, `"stream":false`, 1))
+	if status != 400 || !strings.Contains(body, "stream") {
+		t.Fatalf("stream:false: status %d body %s", status, body)
+	}
+	// A client that leaves store and instructions out (Codex puts its
+	// instructions in the input): the backend's required members are
+	// added, the rest goes as sent.
+	bare := `{"model":"gpt-5-codex","input":[{"type":"message","role":"developer","content":"be brief"}],"stream":true}`
+	status, body = rig.post("/v1/responses", bare)
+	if status != 200 || !strings.Contains(body, "response.completed") {
+		t.Fatalf("bare body: status %d body %s", status, body)
+	}
 	rig.check()
 }
 

@@ -29,6 +29,7 @@ type attemptState struct {
 	cred     *provider.Credential // the credential of the current attempt
 	acct     *accounts.Token      // the account token it was signed with (account providers)
 	peek     peekReader           // an account answer's bytes read ahead (accountpeek.go)
+	acctBody *pool.Buffer         // an account request's body with the members its backend requires
 	model    uint64               // Hash of the upstream model (cooldown key)
 	session  uint64               // conversation hash for affinity, or 0
 	tried    uint64               // credentials of the current provider tried (bit per index)
@@ -54,6 +55,10 @@ func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
 	a.acct = nil
 	a.peek.reset()
+	if a.acctBody != nil {
+		pool.Put(a.acctBody)
+		a.acctBody = nil
+	}
 	a.meta, a.cacheKey, a.sessionDone = nil, nil, false
 	a.abandoned.Store(false)
 	clear(a.alts) // no Provider of an old registry outlives a reload here
@@ -154,10 +159,18 @@ func (x *exchange) writeAllCooling(wait int64) {
 // beside a keep-alive stream). On failure it returns the status and
 // message to answer with.
 func (x *exchange) buildAttempt() (status int, msg string) {
-	d, up := x.rt.dialect, x.target.Provider.Dialect
 	if status, msg := x.accountRefusal(); status != 0 {
 		return status, msg
 	}
+	if status, msg := x.buildRequest(); status != 0 {
+		return status, msg
+	}
+	return x.accountBody()
+}
+
+// buildRequest is buildAttempt's request for any provider.
+func (x *exchange) buildRequest() (status int, msg string) {
+	d, up := x.rt.dialect, x.target.Provider.Dialect
 	x.upReq.Reset()
 	x.splice = modelSplice{} // set again below when this attempt splices (rewindBody reads it)
 	if up == d {
