@@ -51,7 +51,7 @@ func newDialer(u *url.URL, o *Options) (*dialer, error) {
 	}
 	d.proxy, err = pd.GetDialFuncForTLS(false, d.tls != nil)
 	if err != nil {
-		return nil, fmt.Errorf("cannot use proxy %s: %w", redactURL(pu), err)
+		return nil, fmt.Errorf("cannot use proxy %s: %w", pu.Redacted(), err)
 	}
 	return d, nil
 }
@@ -80,9 +80,6 @@ func proxyFor(u *url.URL, setting string) (*url.URL, error) {
 	}
 	return nil, fmt.Errorf("unsupported proxy scheme %q (want http or socks5)", pu.Scheme)
 }
-
-// redactURL prints a proxy URL without its password.
-func redactURL(u *url.URL) string { return u.Redacted() }
 
 func clipProxy(s string) string {
 	if i := strings.LastIndexByte(s, '@'); i >= 0 {
