@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/sse"
 	"slipstream/pool"
 	"slipstream/server/config"
 	"slipstream/server/metrics"
@@ -79,13 +80,12 @@ func (s *Server) begin(ctx *fasthttp.RequestCtx) (requestID, time.Time) {
 	return id, time.Now()
 }
 
-// wrote counts n bytes written to the client by a stream, and the time of
-// the first.
-func (x *exchange) wrote(n int) {
-	if x.ttft.IsZero() {
+// firstToken notes when the first event that is not a keep-alive ping
+// goes to the client (time to first token).
+func (x *exchange) firstToken(b []byte) {
+	if x.ttft.IsZero() && string(b) != sse.Ping {
 		x.ttft = time.Now()
 	}
-	x.bytesOut += int64(n)
 }
 
 // record writes the request's metrics and access-log line. It runs in

@@ -211,13 +211,14 @@ func (x *exchange) clientGone() {
 // one step every relay takes per client event. On failure the client is
 // gone: x records it and the caller stops relaying.
 func (x *exchange) flushOut(w streamWriter, b []byte) bool {
+	x.firstToken(b)
 	if x.geminiArray.on {
 		if b = x.geminiArray.frame(b); len(b) == 0 {
 			return true
 		}
 	}
 	x.extendWrite()
-	x.wrote(len(b))
+	x.bytesOut += int64(len(b))
 	_, err := w.Write(b)
 	if err == nil {
 		err = w.Flush()
