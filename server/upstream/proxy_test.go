@@ -188,9 +188,29 @@ func TestProxyTLSThroughCONNECT(t *testing.T) {
 	if err != nil || body != "tls example.com" {
 		t.Fatalf("%q %v", body, err)
 	}
-	if got := strings.Join(p.seen(), ","); got != "example.com:443" {
+	// The same from HTTPS_PROXY (HTTP_PROXY names another proxy, which an
+	// https upstream must not use).
+	t.Setenv("HTTPS_PROXY", "http://"+p.addr)
+	t.Setenv("HTTP_PROXY", "http://"+closedProxy(t))
+	t.Setenv("NO_PROXY", "")
+	body, err = get(t, Options{BaseURL: "https://example.com", TLS: tlsCfg})
+	if err != nil || body != "tls example.com" {
+		t.Fatalf("HTTPS_PROXY: %q %v", body, err)
+	}
+	if got := strings.Join(p.seen(), ","); got != "example.com:443,example.com:443" {
 		t.Fatalf("proxy saw %q", got)
 	}
+}
+
+// closedProxy is a loopback address where no proxy listens.
+func closedProxy(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
 
 func TestProxyFromEnvironment(t *testing.T) {
