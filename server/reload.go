@@ -47,6 +47,7 @@ func (s *Server) ReloadWith(src string, load func() (*config.Config, error)) err
 	if err == nil {
 		err = s.Reload(cfg)
 	}
+	s.metrics.Reload(err == nil)
 	if err != nil {
 		s.log.Printf("config reload from %s rejected; the previous configuration keeps serving:\n%v", src, err)
 		return fmt.Errorf("cannot reload %s: %w", src, err)
@@ -67,6 +68,15 @@ func restartOnly(a, b *config.Config) []string {
 	}
 	if a.Redis != b.Redis {
 		ws = append(ws, "redis")
+	}
+	if a.Limits.GCPercent != b.Limits.GCPercent {
+		ws = append(ws, "limits.gc_percent")
+	}
+	if a.Timeouts.HeaderRead != b.Timeouts.HeaderRead {
+		ws = append(ws, "timeouts.header_read")
+	}
+	if a.Timeouts.Write != b.Timeouts.Write {
+		ws = append(ws, "timeouts.write (for whole responses; streams use the new value)")
 	}
 	if a.Limits.MaxBodyBytes != b.Limits.MaxBodyBytes {
 		ws = append(ws, "limits.max_body_bytes (for bodies fasthttp reads before slipstream sees them)")

@@ -107,6 +107,10 @@ func TestReloadKeepsStreamsAndState(t *testing.T) {
 	if s.Config().Providers[0].Reply != "new words" {
 		t.Fatalf("the invalid config replaced the running one")
 	}
+	m := scrape(t, base+"/metrics", "")
+	if m[`slipstream_config_reloads_total{result="ok"}`] != 1 {
+		t.Fatalf("reloads counted: %v", m[`slipstream_config_reloads_total{result="ok"}`])
+	}
 	// The replaced generation lets go of its resources once idle.
 	deadline = time.Now().Add(3 * time.Second)
 	for s.inflight.Load() != 0 {

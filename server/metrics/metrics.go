@@ -43,6 +43,8 @@ type Metrics struct {
 	failovers map[string]*vm.Counter
 	cooldowns map[string]*vm.Counter
 	redisErrs *vm.Counter
+	reloadsOK *vm.Counter
+	reloadsNo *vm.Counter
 	bytesIn   *vm.Counter
 	bytesOut  *vm.Counter
 }
@@ -89,6 +91,8 @@ func New() *Metrics {
 		cooldowns: map[string]*vm.Counter{},
 	}
 	m.redisErrs = m.set.NewCounter("slipstream_redis_errors_total")
+	m.reloadsOK = m.set.NewCounter(`slipstream_config_reloads_total{result="ok"}`)
+	m.reloadsNo = m.set.NewCounter(`slipstream_config_reloads_total{result="rejected"}`)
 	m.bytesIn = m.set.NewCounter("slipstream_request_bytes_total")
 	m.bytesOut = m.set.NewCounter("slipstream_response_bytes_total")
 	return m
@@ -222,6 +226,15 @@ func (m *Metrics) Failover(reason string) {
 // Cooldown counts one credential put in cooldown, by reason (as Failover).
 func (m *Metrics) Cooldown(reason string) {
 	m.named(m.cooldowns, "slipstream_cooldowns_total", "reason", reason).Inc()
+}
+
+// Reload counts one configuration reload, applied or rejected.
+func (m *Metrics) Reload(ok bool) {
+	if ok {
+		m.reloadsOK.Inc()
+		return
+	}
+	m.reloadsNo.Inc()
 }
 
 // RedisError counts one failed shared-state operation (the replica then
