@@ -582,3 +582,65 @@ func TestAccountLastErrorReachesClient(t *testing.T) {
 		t.Fatalf("a resting account was called again: status %d calls %d body %s", status, rig.calls.Load(), body)
 	}
 }
+
+// TestAccountSecretsNeverLeak drives every account path that writes a
+// log line, an error body or a metric — refresh, refused refresh (needs
+// login), 401, quota, ban, a refused client, all accounts unusable — and
+// scans all of it for any token, refresh token or code the OAuth stub
+// issued.
+func TestAccountSecretsNeverLeak(t *testing.T) {
+	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2", "a3")
+	rig.stub.AllowReuse = true
+	var bodies []string
+	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
+		switch name {
+		case "a1":
+			w.Header().Set("Anthropic-Ratelimit-Unified-Status", "rejected")
+			w.Header().Set("Anthropic-Ratelimit-Unified-5h-Status", "rejected")
+			w.Header().Set("Anthropic-Ratelimit-Unified-5h-Reset", fmt.Sprint(rig.clk.Now().Add(time.Hour).Unix()))
+			w.WriteHeader(429)
+			io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"limit"}}`)
+			return true
+		case "a2":
+			w.WriteHeader(400)
+			io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`)
+			return true
+		}
+		return false
+	}
+	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n")
+	rig.clk.Add(8 * time.Hour) // every token expired: each is refreshed on use
+	do := func(path, body string, hdr ...string) {
+		_, b := rig.post(path, body, hdr...)
+		bodies = append(bodies, b)
+	}
+	cc := []string{"User-Agent", "claude-cli/2.1.197 (external, cli)"}
+	do("/v1/messages", claudeCodeBody, cc...)
+	rig.stub.Revoke()
+	do("/v1/messages", claudeCodeBody, cc...) // 401, refreshed, retried
+	do("/v1/messages", claudeCodeBody, "User-Agent", "curl/8")
+	// a3's refresh token is spent elsewhere: needs login; nothing is left.
+	a3, _ := accounts.NewDir(rig.dir).Load("a3")
+	f := accounts.DefaultFlow(accounts.TypeClaude)
+	f.Override(accounts.Endpoints{Token: rig.stub.URL + "/token"})
+	if _, err := f.Refresh(context.Background(), http.DefaultClient, a3.RefreshToken); err != nil {
+		t.Fatal(err)
+	}
+	rig.stub.Revoke()
+	do("/v1/messages", claudeCodeBody, cc...)
+	do("/v1/messages", claudeCodeBody, cc...)
+	var m bytes.Buffer
+	rig.srv.Metrics().WritePrometheus(&m)
+	logs := rig.logs.String()
+	for _, want := range []string{"needs a new login", "disabled by the provider", "rests until", "refreshed a3"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the scenario did not reach %q; log:\n%s", want, logs)
+		}
+	}
+	rig.noSecrets("the log", logs)
+	rig.noSecrets("the client responses", strings.Join(bodies, "\n"))
+	rig.noSecrets("the metrics", m.String())
+	if len(rig.stub.Secrets()) < 8 {
+		t.Fatalf("only %d secrets issued: the scan proves little", len(rig.stub.Secrets()))
+	}
+}
