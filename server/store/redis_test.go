@@ -1,6 +1,8 @@
 package store
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,5 +89,29 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 			t.Fatalf("timed out waiting: %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRedisWindowUnderConcurrency: many concurrent takes from two
+// replicas never pass more than the limit together (the check and the
+// count are one script in Redis).
+func TestRedisWindowUnderConcurrency(t *testing.T) {
+	rs := redistest.Start(t)
+	a, b := open(t, rs.URL()), open(t, rs.URL())
+	ws := [2]*Window{a.Window("rpm:crowd", time.Minute), b.Window("rpm:crowd", time.Minute)}
+	var passed atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 80; i++ {
+		wg.Add(1)
+		go func(w *Window) {
+			defer wg.Done()
+			if ok, _ := w.Take(time.Now(), 1, 20); ok {
+				passed.Add(1)
+			}
+		}(ws[i%2])
+	}
+	wg.Wait()
+	if n := passed.Load(); n != 20 {
+		t.Fatalf("%d of 80 concurrent takes passed a limit of 20", n)
 	}
 }
