@@ -7,7 +7,6 @@ package upstream
 import (
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"net/url"
 	"time"
@@ -52,12 +51,13 @@ type Client struct {
 
 type header struct{ k, v []byte }
 
-// New returns a client with the given options. It fails only on a proxy
-// setting it cannot use.
+// New returns a client with the given options. It fails on a base URL or
+// a proxy setting it cannot use; the error never quotes either (they may
+// hold user info).
 func New(o Options) (*Client, error) {
 	u, err := url.Parse(o.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse base URL: %w", err)
+		return nil, errors.New("cannot parse the base URL")
 	}
 	if o.Connect <= 0 {
 		o.Connect = 10 * time.Second

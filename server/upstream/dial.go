@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -66,7 +67,9 @@ func proxyFor(u *url.URL, setting string) (*url.URL, error) {
 	case "":
 		pu, err := httpproxy.FromEnvironment().ProxyFunc()(u)
 		if err != nil {
-			return nil, fmt.Errorf("cannot use the proxy from the environment: %w", err)
+			// The error would quote the variable's value, which may
+			// hold a password.
+			return nil, errors.New("cannot use the proxy from the environment: HTTPS_PROXY or HTTP_PROXY is not a valid URL")
 		}
 		return pu, nil
 	}
