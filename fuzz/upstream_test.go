@@ -83,8 +83,6 @@ func knownGap(d, u codec.Dialect, stream bool, mode uint8) string {
 		return "known: same-dialect Responses error event is not a valid stream, owner harden"
 	case same && mode == modeCutEvent:
 		return "known: same-dialect path relays a partial event / cut close-delimited body, owner harden"
-	case !same && !stream && u == codec.DialectGemini && (mode == modeCutEvent || mode == modeTruncated):
-		return "known: translated body from a cut Gemini upstream body answers 200 with an error object, owner harden"
 	case same && stream && d == codec.DialectResponses && mode == modeTruncated:
 		return "known: same-dialect Responses error event is not a valid stream, owner harden"
 	}

@@ -71,6 +71,11 @@ func (x *exchange) respondTranslatedBody() {
 	if err != nil {
 		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "the upstream response is malformed: "+err.Error())
+	} else if e := x.ts.Failure(); e != nil {
+		// The body decoded to an error (an error object, or a body cut
+		// before its end): an error status, not a 200 carrying it.
+		x.result = resultUpstreamFailed
+		x.s.writeErrorValue(ctx, x.rt.dialect, e)
 	} else {
 		// A streamed request the upstream answered with a whole body: the
 		// stream encoder wrote that body as the client's event stream.

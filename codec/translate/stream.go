@@ -42,6 +42,10 @@ type Stream struct {
 	usage codec.Usage
 	// failed marks that the error of an unsupported pair was written.
 	failed bool
+	// failure is the upstream error event that ended the output, when
+	// hasFailure is set; its Message is a view into the upstream input.
+	failure    codec.Error
+	hasFailure bool
 
 	estimate Estimator // nil: no usage fill-in
 	output   int64
@@ -120,6 +124,7 @@ func (s *Stream) reset() {
 	s.ev = codec.Event{}
 	s.usage = codec.Usage{}
 	s.failed = false
+	s.failure, s.hasFailure = codec.Error{}, false
 	s.estimate, s.output = nil, 0
 	s.tagged, s.tagBlock = false, 0
 	if cap(s.tagBuf) > 64<<10 {
@@ -170,6 +175,18 @@ func (s *Stream) AppendBody(dst []byte, body []byte) ([]byte, error) {
 		return dst, err
 	}
 	return s.emit(dst), nil
+}
+
+// Failure returns the error that the upstream's input decoded to (an
+// error object, or a body or stream that ended before its end), or nil.
+// A non-streamed reply must carry it as an error status, not as a 200
+// whose body is the client's error object. The result and its Message are
+// valid until the next Append call or ReleaseStream.
+func (s *Stream) Failure() *codec.Error {
+	if !s.hasFailure {
+		return nil
+	}
+	return &s.failure
 }
 
 // AppendEnd is called when the upstream stream closed. It lets decoders
@@ -251,6 +268,8 @@ func (s *Stream) observe(ev *codec.Event) {
 	switch ev.Kind {
 	case codec.EventStart, codec.EventUsage, codec.EventFinish:
 		s.usage.Merge(&ev.Usage)
+	case codec.EventError:
+		s.failure, s.hasFailure = ev.Err, true
 	case codec.EventText, codec.EventThinking, codec.EventToolArgs:
 		if s.estimate != nil && !s.usage.Known && len(ev.Text) > 0 {
 			s.output += int64(s.estimate.Count(ev.Text))

@@ -221,3 +221,36 @@ func splitSpace(s string) []string {
 	}
 	return out
 }
+
+// TestBodyFailure: a non-streamed upstream body that decodes to a failure
+// (cut before its end, empty, an error object) is reported by Failure, so
+// the server answers an error status instead of a 200 carrying the
+// client's error object.
+func TestBodyFailure(t *testing.T) {
+	f := func(upstream codec.Dialect, body string, wantFail bool) {
+		t.Helper()
+		var r codec.Request
+		r.Model = []byte("m")
+		s := AcquireStream(codec.DialectChat, upstream, &r, false)
+		defer ReleaseStream(s)
+		if _, err := s.AppendBody(nil, []byte(body)); err != nil {
+			if !wantFail {
+				t.Errorf("%s body %q: %v", upstream, body, err)
+			}
+			return
+		}
+		e := s.Failure()
+		if (e != nil) != wantFail {
+			t.Errorf("%s body %q: Failure %v, want failure %v", upstream, body, e, wantFail)
+		}
+		if e != nil && e.Status < 400 {
+			t.Errorf("%s body %q: failure status %d", upstream, body, e.Status)
+		}
+	}
+	f(codec.DialectGemini, ``, true)
+	f(codec.DialectGemini, `{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]}`, true)
+	f(codec.DialectGemini, `{"error":{"code":500,"message":"boom","status":"INTERNAL"}}`, true)
+	f(codec.DialectGemini, `{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP","index":0}]}`, false)
+	f(codec.DialectAnthropic, `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`, true)
+	f(codec.DialectAnthropic, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`, false)
+}
