@@ -82,12 +82,7 @@ var known = []struct {
 	{"client_gone_mid_stream", "", "plain", "", false, "known: item 9 (client hang-up not noticed while a body is read), owner harden"},
 	{"client_stops_reading", "translated", "", "", false, "known: item 13 (no write timeout on the translated path), owner harden"},
 	{"close_delimited_cut", "same", "plain", "", false, "known: item 15 (cut-short body relayed as a 200), owner harden"},
-	{"reset_mid_body", "same", "stream", "", false, "known: board (same-dialect stream relays a partial event before its error event), owner harden"},
-	{"close_delimited_cut", "same", "stream", "", false, "known: board (same-dialect stream relays a partial event before its error event), owner harden"},
-	{"garbage", "same", "", "", false, "known: board (same-dialect path relays a garbage 200 as is), owner harden"},
-	{"never_answers", "same", "stream", "openai-responses", false, "known: board (same-dialect Responses error event is not a valid stream), owner harden"},
-	{"truncated", "same", "stream", "openai-responses", false, "known: board (same-dialect Responses error event is not a valid stream), owner harden"},
-	{"line_20MB", "same", "stream", "openai-responses", false, "known: board (same-dialect Responses error event is not a valid stream), owner harden"},
+	{"garbage", "same", "", "", false, "known: board (same-dialect path relays a garbage 200 as is), owner relay"},
 }
 
 // chaosCase is one cell of the matrix.

@@ -78,13 +78,9 @@ func knownGap(d, u codec.Dialect, stream bool, mode uint8) string {
 	same := d == u
 	switch {
 	case same && mode == modeGarbage:
-		return "known: same-dialect path relays a garbage upstream answer as is, owner harden"
-	case same && stream && d == codec.DialectResponses && mode == modeHTML:
-		return "known: same-dialect Responses error event is not a valid stream, owner harden"
-	case same && mode == modeCutEvent:
-		return "known: same-dialect path relays a partial event / cut close-delimited body, owner harden"
-	case same && stream && d == codec.DialectResponses && mode == modeTruncated:
-		return "known: same-dialect Responses error event is not a valid stream, owner harden"
+		return "known: same-dialect path relays a garbage upstream answer as is, owner relay"
+	case same && !stream && mode == modeCutEvent:
+		return "known: same-dialect path relays a cut close-delimited body, owner harden"
 	}
 	return ""
 }
