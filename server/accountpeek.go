@@ -153,3 +153,96 @@ func streamErrorBody(data []byte) ([]byte, int) {
 	}
 	return b, status
 }
+
+// maxAggregate bounds a stream read whole for a non-streamed client.
+const maxAggregate = 64 << 20
+
+// aggregateStream reads an account's whole 200 event stream (a
+// non-streamed client of a backend that only streams) and makes the
+// response a JSON body: the final response object of response.completed
+// (or response.incomplete), its output filled from the
+// response.output_item.done events when the backend left it empty. It
+// returns the data of an error event instead (the answer then fails
+// over); a stream without a final response becomes a 502 error body.
+func (x *exchange) aggregateStream() []byte {
+	r := x.upResp.BodyStream()
+	if r == nil {
+		return nil
+	}
+	raw, err := appendAll(nil, io.LimitReader(r, maxAggregate))
+	if err != nil {
+		return []byte(`{"type":"error","error":{"type":"server_error","message":"the account's stream broke before it ended"}}`)
+	}
+	var final []byte
+	var items [][]byte
+	for len(raw) > 0 {
+		ev, ok := firstEvent(raw)
+		if !ok {
+			break
+		}
+		raw = raw[bytes.Index(raw, ev)+len(ev):]
+		if data := streamError(ev); data != nil {
+			return data
+		}
+		data := eventData(ev)
+		switch gjson.GetBytes(data, "type").String() {
+		case "response.output_item.done":
+			items = append(items, []byte(gjson.GetBytes(data, "item").Raw))
+		case "response.completed", "response.incomplete":
+			final = []byte(gjson.GetBytes(data, "response").Raw)
+		}
+	}
+	if len(final) == 0 {
+		return []byte(`{"type":"error","error":{"type":"server_error","message":"the account's stream ended without its final response"}}`)
+	}
+	if out := gjson.GetBytes(final, "output"); len(items) > 0 && (!out.Exists() || len(out.Array()) == 0) {
+		arr := append([]byte{'['}, bytes.Join(items, []byte{','})...)
+		arr = append(arr, ']')
+		final = setMember(final, "output", arr)
+	}
+	x.upResp.Header.SetContentType("application/json")
+	x.upResp.SetBody(final)
+	x.upResp.Header.SetContentLength(len(final))
+	p := &x.try.peek
+	p.reset()
+	p.pre, p.attempt, p.on = append(p.pre[:0], final...), x.try.attempts, true
+	return nil
+}
+
+// eventData is the joined data of one SSE event.
+func eventData(ev []byte) []byte {
+	var data []byte
+	for _, line := range bytes.Split(ev, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
+			data = append(data, bytes.TrimSpace(v)...)
+		}
+	}
+	return data
+}
+
+// setMember returns obj with member key's value replaced by val (added
+// when absent), in one pass over obj.
+func setMember(obj []byte, key string, val []byte) []byte {
+	out := make([]byte, 0, len(obj)+len(val))
+	out = append(out, '{')
+	m := codec.ObjectMembers(obj)
+	for {
+		k, v, ok := m.Next()
+		if !ok {
+			break
+		}
+		if string(k) == key {
+			continue
+		}
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
+		out = append(out, v...)
+		out = append(out, ',')
+	}
+	out = append(out, '"')
+	out = append(out, key...)
+	out = append(out, '"', ':')
+	out = append(out, val...)
+	return append(out, '}')
+}

@@ -129,14 +129,11 @@ func (x *exchange) accountRefusal() (int, string) {
 				"(Anthropic Messages from claude-cli); this request comes from another client. Use a provider of kind anthropic with an API key for it."
 		}
 	case config.KindCodexAccount:
-		if x.rt.dialect != codec.DialectResponses {
-			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account, which takes OpenAI Responses requests as Codex sends them; this request is in the " + x.rt.dialect.String() + " dialect."
-		}
-		if !x.stream {
-			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend streams every answer; send \"stream\": true (as Codex does)."
-		}
-		if gjson.GetBytes(x.body, "store").Raw == "true" {
+		if x.rt.dialect == codec.DialectResponses && gjson.GetBytes(x.body, "store").Raw == "true" {
 			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend stores nothing; send \"store\": false (as Codex does)."
+		}
+		if x.rt.dialect == codec.DialectResponses && gjson.GetBytes(x.body, "previous_response_id").Exists() {
+			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend keeps no responses, so previous_response_id cannot be used; send the whole conversation (or use the WebSocket transport, which slipstream chains itself)."
 		}
 	case config.KindGeminiAccount:
 		return fasthttp.StatusNotImplemented, "provider " + p.Name + " (gemini-account): requests through Google accounts are not available in this build."
@@ -208,7 +205,13 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 	hdr := func(k string) []byte { return x.upResp.Header.Peek(k) }
 	if status < 400 {
 		m.Observe(name, accounts.ReadSignal(typ, status, hdr, nil, now))
-		if status == fasthttp.StatusOK && x.isEventStream() {
+		if status == fasthttp.StatusOK && x.isEventStream() && x.try.aggregate {
+			if data := x.aggregateStream(); data != nil {
+				body, st := streamErrorBody(data)
+				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
+				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
+			}
+		} else if status == fasthttp.StatusOK && x.isEventStream() {
 			if data := x.peekStreamError(); data != nil {
 				// An error inside a 200 stream, before the first byte
 				// reached the client: fail over like any error.
@@ -320,15 +323,21 @@ func (sh *shared) writeAccountGauges(w io.Writer) {
 	}
 }
 
-// accountBody adds to a codex-account request the members the ChatGPT
-// backend requires and a Responses client may leave out: "store": false
-// and "instructions": "" (Codex puts its instructions in the input).
-// The body is copied once, behind the added members; requests that have
-// them go as they are.
+// codexDropped are request members the ChatGPT backend refuses; a
+// translated request may carry them (its client's sampling settings).
+var codexDropped = [...]string{"max_output_tokens", "max_completion_tokens", "temperature", "top_p", "prompt_cache_retention", "safety_identifier", "stream_options"}
+
+// accountBody adapts a codex-account request to what the ChatGPT backend
+// requires: "stream": true (a non-streamed client is answered by
+// aggregating the stream), "store": false and "instructions" (empty when
+// the client put its instructions in the input, as Codex does), and
+// without the sampling members the backend refuses. The body is copied
+// once when anything changes; a request Codex sent usually goes as is.
 func (x *exchange) accountBody() (int, string) {
 	if x.target.Provider.Kind != config.KindCodexAccount {
 		return 0, ""
 	}
+	x.try.aggregate = !x.stream
 	body, ok := x.upRequestBody()
 	if !ok {
 		return fasthttp.StatusInternalServerError, "cannot read the request body back"
@@ -340,21 +349,22 @@ func (x *exchange) accountBody() (int, string) {
 	if !gjson.GetBytes(body, "instructions").Exists() {
 		add = append(add, `"instructions":"",`...)
 	}
-	if len(add) == 0 {
+	stream := gjson.GetBytes(body, "stream")
+	if !stream.Exists() {
+		add = append(add, `"stream":true,`...)
+	}
+	drop := false
+	for _, k := range codexDropped {
+		drop = drop || gjson.GetBytes(body, k).Exists()
+	}
+	if len(add) == 0 && stream.Raw == "true" && !drop {
 		return 0, ""
 	}
-	i := bytes.IndexByte(body, '{')
-	if i < 0 {
+	if !codec.IsObject(bytes.TrimLeft(body, " \t\r\n")) {
 		return fasthttp.StatusBadRequest, "the request body is not a JSON object"
 	}
 	b := pool.Get(len(body) + len(add))
-	b.B = append(b.B[:0], body[:i+1]...)
-	b.B = append(b.B, add...)
-	rest := bytes.TrimLeft(body[i+1:], " \t\r\n")
-	if len(rest) > 0 && rest[0] == '}' {
-		b.B = b.B[:len(b.B)-1] // an empty object: no comma after the last added member
-	}
-	b.B = append(b.B, rest...)
+	b.B = appendCodexBody(append(b.B[:0], '{'), add, body)
 	if x.try.acctBody != nil {
 		pool.Put(x.try.acctBody)
 	}
@@ -362,6 +372,44 @@ func (x *exchange) accountBody() (int, string) {
 	x.upReq.SetBodyRaw(b.B)
 	x.splice = modelSplice{}
 	return 0, ""
+}
+
+// appendCodexBody appends to dst (which holds "{") the members add, then
+// body's members but the dropped ones, with stream set to true, and the
+// closing brace: one pass over the body, its values copied as they are.
+func appendCodexBody(dst, add, body []byte) []byte {
+	dst = append(dst, add...)
+	m := codec.ObjectMembers(bytes.TrimLeft(body, " \t\r\n"))
+	for {
+		k, v, ok := m.Next()
+		if !ok {
+			break
+		}
+		if dropped(k) {
+			continue
+		}
+		if string(k) == "stream" {
+			v = []byte("true")
+		}
+		dst = append(dst, '"')
+		dst = append(dst, k...)
+		dst = append(dst, '"', ':')
+		dst = append(dst, v...)
+		dst = append(dst, ',')
+	}
+	if dst[len(dst)-1] == ',' {
+		dst = dst[:len(dst)-1]
+	}
+	return append(dst, '}')
+}
+
+func dropped(k []byte) bool {
+	for _, d := range codexDropped {
+		if string(k) == d {
+			return true
+		}
+	}
+	return false
 }
 
 // upRequestBody is the upstream request's body as built: the raw body,

@@ -212,6 +212,11 @@ func (rig *accountRig) upstream(w http.ResponseWriter, r *http.Request) {
 				rig.fail("body lacks %s", want)
 			}
 		}
+		for _, banned := range []string{`"temperature"`, `"max_output_tokens"`, `"top_p"`, `"previous_response_id"`} {
+			if bytes.Contains(body, []byte(banned)) {
+				rig.fail("body carries %s, which the backend refuses", banned)
+			}
+		}
 	}
 	if answer != nil && answer(n, name, w, r) {
 		return
@@ -227,6 +232,7 @@ func (rig *accountRig) upstream(w http.ResponseWriter, r *http.Request) {
 
 const codexStream = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1,\"status\":\"in_progress\",\"model\":\"gpt-5-codex\",\"output\":[]}}\n\n" +
 	"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"m1\",\"output_index\":0,\"content_index\":0,\"delta\":\"hello\"}\n\n" +
+	"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"id\":\"m1\",\"type\":\"message\",\"status\":\"completed\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"hello\",\"annotations\":[]}]}}\n\n" +
 	"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1,\"status\":\"completed\",\"model\":\"gpt-5-codex\",\"output\":[],\"usage\":{\"input_tokens\":3,\"output_tokens\":1,\"total_tokens\":4}}}\n\n"
 
 const codexBody = `{"model":"gpt-5-codex","instructions":"You are Codex.","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"stream":true,"store":false}`
@@ -419,9 +425,24 @@ func TestCodexAccountRules(t *testing.T) {
 	if status != 400 || !strings.Contains(body, "store") {
 		t.Fatalf("store:true: status %d body %s", status, body)
 	}
-	status, body = rig.post("/v1/responses", strings.Replace(codexBody, `"stream":true`, `"stream":false`, 1))
-	if status != 400 || !strings.Contains(body, "stream") {
-		t.Fatalf("stream:false: status %d body %s", status, body)
+	status, body = rig.post("/v1/responses", strings.Replace(codexBody, `"stream":true`, `"previous_response_id":"resp_0","stream":true`, 1))
+	if status != 400 || !strings.Contains(body, "previous_response_id") {
+		t.Fatalf("previous_response_id: status %d body %s", status, body)
+	}
+	// A non-streamed client: the backend streams, slipstream answers
+	// with the final response object.
+	status, body = rig.post("/v1/responses", strings.Replace(codexBody, `"stream":true`, `"stream":false,"temperature":0.2,"max_output_tokens":100`, 1))
+	if status != 200 || !strings.HasPrefix(body, `{"id":"resp_1"`) || !strings.Contains(body, `"text":"hello"`) || strings.Contains(body, "event:") {
+		t.Fatalf("non-streamed client: status %d body %s", status, body)
+	}
+	// Other dialects translate to the account's Responses backend.
+	status, body = rig.post("/v1/chat/completions", `{"model":"gpt-5-codex","messages":[{"role":"user","content":"hi"}],"max_tokens":50}`)
+	if status != 200 || !strings.Contains(body, `"content":"hello"`) {
+		t.Fatalf("chat client: status %d body %s", status, body)
+	}
+	status, body = rig.post("/v1/chat/completions", `{"model":"gpt-5-codex","messages":[{"role":"user","content":"hi"}],"stream":true}`)
+	if status != 200 || !strings.Contains(body, `"content":"hello"`) || !strings.Contains(body, "[DONE]") {
+		t.Fatalf("streamed chat client: status %d body %s", status, body)
 	}
 	// A client that leaves store and instructions out (Codex puts its
 	// instructions in the input): the backend's required members are

@@ -26,18 +26,19 @@ import (
 
 // attemptState is the per-request failover state, reset with the exchange.
 type attemptState struct {
-	cred     *provider.Credential // the credential of the current attempt
-	acct     *accounts.Token      // the account token it was signed with (account providers)
-	peek     peekReader           // an account answer's bytes read ahead (accountpeek.go)
-	acctBody *pool.Buffer         // an account request's body with the members its backend requires
-	model    uint64               // Hash of the upstream model (cooldown key)
-	session  uint64               // conversation hash for affinity, or 0
-	tried    uint64               // credentials of the current provider tried (bit per index)
-	attempts int                  // upstream calls made
-	alts     []provider.Target    // alternatives, filled on the first failure
-	altNext  int                  // next alternative to try
-	altsDone bool                 // alts is filled
-	deadline int64                // no attempt starts after this (Unix ns)
+	cred      *provider.Credential // the credential of the current attempt
+	acct      *accounts.Token      // the account token it was signed with (account providers)
+	peek      peekReader           // an account answer's bytes read ahead (accountpeek.go)
+	acctBody  *pool.Buffer         // an account request's body with the members its backend requires
+	aggregate bool                 // a non-streamed client served from an account's stream
+	model     uint64               // Hash of the upstream model (cooldown key)
+	session   uint64               // conversation hash for affinity, or 0
+	tried     uint64               // credentials of the current provider tried (bit per index)
+	attempts  int                  // upstream calls made
+	alts      []provider.Target    // alternatives, filled on the first failure
+	altNext   int                  // next alternative to try
+	altsDone  bool                 // alts is filled
+	deadline  int64                // no attempt starts after this (Unix ns)
 
 	clientHdr fasthttp.RequestHeader // client headers, when retries run off the handler goroutine
 	query     []byte                 // the client's query string, likewise
@@ -53,7 +54,7 @@ type attemptState struct {
 
 func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
-	a.acct = nil
+	a.acct, a.aggregate = nil, false
 	a.peek.reset()
 	if a.acctBody != nil {
 		pool.Put(a.acctBody)
