@@ -24,6 +24,8 @@ import (
 // header: upstreams send their own x-request-id, which is passed through.
 const requestIDHeader = "X-Slipstream-Request-Id"
 
+var requestIDHeaderBytes = []byte(requestIDHeader) // canonical already
+
 // requestID is a request's id: 8 hex digits drawn once per process, a
 // dash, and 11 hex digits of a counter. Unique within a fleet in practice,
 // and costs an atomic add.
@@ -76,7 +78,7 @@ func newAccessLog(cfg *config.Config, w io.Writer) *slog.Logger {
 // its start time.
 func (s *Server) begin(ctx *fasthttp.RequestCtx) (requestID, time.Time) {
 	id := s.ids.next()
-	ctx.Response.Header.SetBytesV(requestIDHeader, id[:])
+	ctx.Response.Header.SetCanonical(requestIDHeaderBytes, id[:])
 	return id, time.Now()
 }
 

@@ -57,6 +57,15 @@ func (t *bodyTail) write(b []byte) {
 	}
 }
 
+// whole returns the kept bytes when the ring has not wrapped (a body no
+// longer than bodyTailSize), a view valid until the next write; else nil.
+func (t *bodyTail) whole() []byte {
+	if t.seen > bodyTailSize {
+		return nil
+	}
+	return t.buf[:t.seen]
+}
+
 // appendTo appends the kept bytes in order.
 func (t *bodyTail) appendTo(dst []byte) []byte {
 	if t.seen <= bodyTailSize {
@@ -135,8 +144,12 @@ func (x *exchange) settleUsage() {
 	case x.sameTail != nil:
 		x.usage = x.sameTail.Usage()
 	case x.bodyTail.done:
-		x.out = x.bodyTail.appendTo(x.out[:0])
-		x.usage = bodyUsage(x.rt.dialect, x.out)
+		b := x.bodyTail.whole()
+		if b == nil { // the ring wrapped: put it in order
+			x.out = x.bodyTail.appendTo(x.out[:0])
+			b = x.out
+		}
+		x.usage = bodyUsage(x.rt.dialect, b)
 	}
 	if !x.usage.Known && x.status == 200 && x.result == resultOK {
 		x.estimateUsage()

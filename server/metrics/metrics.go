@@ -34,6 +34,7 @@ type Metrics struct {
 	set *vm.Set
 
 	mu        sync.RWMutex
+	bySet     map[requestKey]*requestSeries
 	requests  map[RequestLabels]*vm.Counter
 	latency   map[histLabels]*vm.PrometheusHistogram
 	ttft      map[histLabels]*vm.PrometheusHistogram
@@ -81,6 +82,7 @@ var latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 func New() *Metrics {
 	m := &Metrics{
 		set:       vm.NewSet(),
+		bySet:     map[requestKey]*requestSeries{},
 		requests:  map[RequestLabels]*vm.Counter{},
 		latency:   map[histLabels]*vm.PrometheusHistogram{},
 		ttft:      map[histLabels]*vm.PrometheusHistogram{},
@@ -110,25 +112,67 @@ type Request struct {
 }
 
 // Observe records one finished request: its count, latency, time to first
-// token, bytes and tokens. It allocates nothing once its label sets were
-// seen.
+// token, bytes and tokens. Once its label set was seen it costs one map
+// lookup under a read lock and allocates nothing.
 func (m *Metrics) Observe(r *Request) {
-	m.counter(&r.RequestLabels).Inc()
-	h := histLabels{r.Route, r.Provider}
-	m.hist(m.latency, "slipstream_request_duration_seconds", h).Update(r.Latency.Seconds())
+	k := requestKey{r.RequestLabels, r.Key, r.Usage.Estimated}
+	m.mu.RLock()
+	rs := m.bySet[k]
+	m.mu.RUnlock()
+	if rs == nil {
+		rs = m.newSet(&k)
+	}
+	rs.requests.Inc()
+	rs.latency.Update(r.Latency.Seconds())
 	if r.TTFT > 0 {
-		m.hist(m.ttft, "slipstream_time_to_first_token_seconds", h).Update(r.TTFT.Seconds())
+		rs.ttft.Update(r.TTFT.Seconds())
 	}
 	m.bytesIn.Add(int(r.BytesIn))
 	m.bytesOut.Add(int(r.BytesOut))
 	if !r.Usage.Known {
 		return
 	}
-	tc := m.tokenSeries(tokenLabels{r.Provider, r.Model, r.Usage.Estimated})
-	addUsage(tc, &r.Usage)
-	if r.Key != "" {
-		addUsage(m.keyTokenSeries(r.Key), &r.Usage)
+	addUsage(rs.tokens, &r.Usage)
+	if rs.keyTokens != nil {
+		addUsage(rs.keyTokens, &r.Usage)
 	}
+}
+
+// requestKey is everything that picks the series of one request.
+type requestKey struct {
+	RequestLabels
+	key       string
+	estimated bool
+}
+
+// requestSeries are the series one requestKey updates.
+type requestSeries struct {
+	requests      *vm.Counter
+	latency, ttft *vm.PrometheusHistogram
+	tokens        *tokenCounters
+	keyTokens     *tokenCounters // nil without a key
+}
+
+// newSet finds or builds the series of k (the slow path: once per label
+// set).
+func (m *Metrics) newSet(k *requestKey) *requestSeries {
+	h := histLabels{k.Route, k.Provider}
+	rs := &requestSeries{
+		requests: m.counter(&k.RequestLabels),
+		latency:  m.hist(m.latency, "slipstream_request_duration_seconds", h),
+		ttft:     m.hist(m.ttft, "slipstream_time_to_first_token_seconds", h),
+		tokens:   m.tokenSeries(tokenLabels{k.Provider, k.Model, k.estimated}),
+	}
+	if k.key != "" {
+		rs.keyTokens = m.keyTokenSeries(k.key)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old := m.bySet[*k]; old != nil {
+		return old
+	}
+	m.bySet[*k] = rs
+	return rs
 }
 
 func addUsage(tc *tokenCounters, u *codec.Usage) {
