@@ -148,8 +148,11 @@ func (e *env) request() *Reply {
 }
 
 // dial opens a raw client connection and sends the case's request on it.
-func (e *env) dial() net.Conn {
-	c, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
+func (e *env) dial() net.Conn { return e.dialWith(&net.Dialer{}) }
+
+// dialWith is dial with a dialer of the caller's.
+func (e *env) dialWith(d *net.Dialer) net.Conn {
+	c, err := d.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
 	if err != nil {
 		e.t.Fatal(err)
 	}
