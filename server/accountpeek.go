@@ -43,6 +43,9 @@ func (p *peekReader) reset() {
 // upStream is the upstream body to relay: the response's body stream,
 // or an account answer's body with the bytes already read in front.
 func (x *exchange) upStream() io.Reader {
+	if u := &x.try.unwrap; u.on && u.attempt == x.try.attempts {
+		return u
+	}
 	if p := &x.try.peek; p.on && p.attempt == x.try.attempts {
 		return p
 	}

@@ -136,7 +136,9 @@ func (x *exchange) accountRefusal() (int, string) {
 			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend keeps no responses, so previous_response_id cannot be used; send the whole conversation (or use the WebSocket transport, which slipstream chains itself)."
 		}
 	case config.KindGeminiAccount:
-		return fasthttp.StatusNotImplemented, "provider " + p.Name + " (gemini-account): requests through Google accounts are not available in this build."
+		if x.counting {
+			return fasthttp.StatusNotImplemented, "provider " + p.Name + " (gemini-account) counts tokens locally only; remove count_tokens: upstream"
+		}
 	}
 	return 0, ""
 }
@@ -219,6 +221,9 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
 				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
 			}
+		}
+		if status == fasthttp.StatusOK && p.Kind == config.KindGeminiAccount {
+			x.unwrapCodeAssist()
 		}
 		m.Succeeded(name)
 		return b, reason
@@ -334,7 +339,11 @@ var codexDropped = [...]string{"max_output_tokens", "max_completion_tokens", "te
 // without the sampling members the backend refuses. The body is copied
 // once when anything changes; a request Codex sent usually goes as is.
 func (x *exchange) accountBody() (int, string) {
-	if x.target.Provider.Kind != config.KindCodexAccount {
+	switch x.target.Provider.Kind {
+	case config.KindGeminiAccount:
+		return x.codeAssistBody()
+	case config.KindCodexAccount:
+	default:
 		return 0, ""
 	}
 	x.try.aggregate = !x.stream

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"slipstream/server/accounts"
 	"slipstream/server/accounts/oauthstub"
 	"slipstream/server/config"
@@ -104,7 +106,7 @@ func newAccountRig(t *testing.T, typ string, names ...string) *accountRig {
 	d := accounts.NewDir(rig.dir)
 	for _, n := range names {
 		at, rt := rig.stub.Issue()
-		a := &accounts.Account{Name: n, Type: typ, AccessToken: at, RefreshToken: rt, AccountID: "acct-" + n,
+		a := &accounts.Account{Name: n, Type: typ, AccessToken: at, RefreshToken: rt, AccountID: "acct-" + n, ProjectID: "proj-" + n,
 			LastRefresh: rig.clk.Now().Add(-time.Hour), Expiry: rig.clk.Now().Add(7 * time.Hour)}
 		if err := d.Save(a); err != nil {
 			t.Fatal(err)
@@ -218,7 +220,26 @@ func (rig *accountRig) upstream(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if strings.HasPrefix(r.URL.Path, "/v1internal:") {
+		if gjson.GetBytes(body, "project").String() != "proj-"+name || gjson.GetBytes(body, "model").String() == "" || !gjson.GetBytes(body, "request.contents").Exists() {
+			rig.fail("not a Code Assist envelope: %s", body)
+		}
+	}
 	if answer != nil && answer(n, name, w, r) {
+		return
+	}
+	switch r.URL.Path {
+	case "/v1internal:streamGenerateContent":
+		if r.URL.Query().Get("alt") != "sse" {
+			rig.fail("stream without alt=sse")
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"response\":{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hel\"}]}}]},\"traceId\":\"t1\"}\n\n")
+		io.WriteString(w, "data: {\"response\":{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"lo\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,\"totalTokenCount\":4},\"modelVersion\":\"gemini-2.5-pro\"},\"traceId\":\"t1\"}\n\n")
+		return
+	case "/v1internal:generateContent":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"response":{"candidates":[{"content":{"role":"model","parts":[{"text":"hello"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4},"modelVersion":"gemini-2.5-pro"},"traceId":"t1"}`)
 		return
 	}
 	if r.URL.Path == "/responses" {
@@ -663,5 +684,50 @@ func TestAccountSecretsNeverLeak(t *testing.T) {
 	rig.noSecrets("the metrics", m.String())
 	if len(rig.stub.Secrets()) < 8 {
 		t.Fatalf("only %d secrets issued: the scan proves little", len(rig.stub.Secrets()))
+	}
+}
+
+func TestGeminiAccountCodeAssistEnvelope(t *testing.T) {
+	rig := newAccountRig(t, accounts.TypeGemini, "g1")
+	rig.start(config.KindGeminiAccount, "")
+	gem := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	status, body := rig.post("/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", gem)
+	if status != 200 || strings.Contains(body, `"response"`) || !strings.Contains(body, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"hel"}]}}]}`) {
+		t.Fatalf("stream: status %d body %s", status, body)
+	}
+	status, body = rig.post("/v1beta/models/gemini-2.5-pro:generateContent", gem)
+	if status != 200 || !strings.HasPrefix(body, `{"candidates":`) {
+		t.Fatalf("plain: status %d body %s", status, body)
+	}
+	// Another dialect translates to Gemini, then goes in the envelope.
+	status, body = rig.post("/v1/chat/completions", `{"model":"gemini-2.5-pro","messages":[{"role":"user","content":"hi"}],"stream":true}`)
+	if status != 200 || !strings.Contains(body, `"content":"hel"`) || !strings.Contains(body, "[DONE]") {
+		t.Fatalf("chat stream: status %d body %s", status, body)
+	}
+	status, body = rig.post("/v1/chat/completions", `{"model":"gemini-2.5-pro","messages":[{"role":"user","content":"hi"}]}`)
+	if status != 200 || !strings.Contains(body, `"content":"hello"`) {
+		t.Fatalf("chat: status %d body %s", status, body)
+	}
+	rig.check()
+}
+
+func TestGeminiAccountQuotaRetryInfo(t *testing.T) {
+	rig := newAccountRig(t, accounts.TypeGemini, "g1", "g2")
+	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
+		if name != "g1" {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(429)
+		io.WriteString(w, `{"error":{"code":429,"message":"You have exhausted your capacity on this model.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"3600s"}]}}`)
+		return true
+	}
+	rig.start(config.KindGeminiAccount, "    strategy: fill-first\n")
+	status, body := rig.post("/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	if status != 200 || strings.Join(rig.seen, ",") != "g1,g2" {
+		t.Fatalf("status %d body %s, accounts %v", status, body, rig.seen)
+	}
+	if got := rig.srv.accts.Cooling("g1"); !got.Equal(rig.clk.Now().Add(time.Hour)) {
+		t.Fatalf("g1 cools until %v, want 1 h on", got)
 	}
 }

@@ -31,6 +31,7 @@ type attemptState struct {
 	peek      peekReader           // an account answer's bytes read ahead (accountpeek.go)
 	acctBody  *pool.Buffer         // an account request's body with the members its backend requires
 	aggregate bool                 // a non-streamed client served from an account's stream
+	unwrap    unwrapReader         // a Code Assist stream unwrapped as it is read (codeassist.go)
 	model     uint64               // Hash of the upstream model (cooldown key)
 	session   uint64               // conversation hash for affinity, or 0
 	tried     uint64               // credentials of the current provider tried (bit per index)
@@ -56,6 +57,7 @@ func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
 	a.acct, a.aggregate = nil, false
 	a.peek.reset()
+	a.unwrap.reset(nil)
 	if a.acctBody != nil {
 		pool.Put(a.acctBody)
 		a.acctBody = nil
