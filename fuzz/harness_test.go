@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -287,27 +286,19 @@ func upstreamModels(d codec.Dialect, r *chaos.Request) []string {
 	if d == codec.DialectGemini {
 		return append(out, upstreamModel(d, r))
 	}
-	dec := json.NewDecoder(bytes.NewReader(r.Body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return out
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return append(out, "<unreadable body>")
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return append(out, "<unreadable body>")
-		}
-		if tok == "model" {
-			var s string
-			if json.Unmarshal(v, &s) != nil {
-				s = string(v)
+	// gjson reads past what a strict parser refuses (a raw control
+	// character in a string, which slipstream leaves to the provider), so
+	// no model member hides behind such a byte.
+	gjson.ParseBytes(r.Body).ForEach(func(k, v gjson.Result) bool {
+		if k.String() == "model" {
+			if v.Type == gjson.String {
+				out = append(out, v.String())
+			} else {
+				out = append(out, v.Raw)
 			}
-			out = append(out, s)
 		}
-	}
+		return true
+	})
 	return out
 }
 
