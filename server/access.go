@@ -116,6 +116,7 @@ func (x *exchange) record() {
 	}
 	r.Model = s.labels.Label(pool.B2S(x.model))
 	s.metrics.Observe(&r)
+	x.recordAccount()
 	if x.key != nil && x.usage.Known && s.store.Shared() {
 		u := &x.usage
 		s.store.Usage(x.key.Name).Add([5]int64{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning})

@@ -434,3 +434,11 @@ func (x *exchange) upRequestBody() ([]byte, bool) {
 	b, err := appendAll(b, &x.splice)
 	return b, err == nil
 }
+
+// recordAccount counts the tokens of a request an account served, by
+// account (slipstream_account_tokens_total).
+func (x *exchange) recordAccount() {
+	if name := x.accountField(); name != "" && x.usage.Known {
+		x.s.metrics.AccountTokens(name, x.usage.Input, x.usage.Output)
+	}
+}

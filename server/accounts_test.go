@@ -561,6 +561,9 @@ func TestAccountLogsAndListsHoldNoToken(t *testing.T) {
 	if !strings.Contains(m.String(), `slipstream_account_refreshes_total{account="a1",outcome="ok"} 1`) {
 		t.Fatalf("no refresh metric:\n%s", grepLines(m.String(), "account"))
 	}
+	if !strings.Contains(m.String(), `slipstream_account_tokens_total{account="a1",kind="output"} 1`) {
+		t.Fatalf("no token metric:\n%s", grepLines(m.String(), "account"))
+	}
 	if !strings.Contains(m.String(), `slipstream_account_cooling{account="a1"} 0`) {
 		t.Fatalf("no cooling gauge:\n%s", grepLines(m.String(), "account"))
 	}

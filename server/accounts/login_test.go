@@ -34,6 +34,11 @@ func loginRig(t *testing.T, typ string) (*Flow, *oauthstub.Stub, net.Listener) {
 		DeviceCode: stub.URL + "/device/usercode", DeviceToken: stub.URL + "/device/token", Profile: stub.URL + "/profile", Userinfo: stub.URL + "/profile"})
 	f.DeviceRedirectURI = stub.DeviceRedirect
 	f.CodeAssistURL = ""
+	if typ == TypeGemini || typ == TypeAntigravity {
+		f.CodeAssistURL = stub.URL
+		stub.Project = "proj-" + typ
+		onboardPoll = time.Millisecond
+	}
 	return f, stub, ln
 }
 
@@ -71,6 +76,9 @@ func TestLoginCodeFlowThroughLoopback(t *testing.T) {
 			}
 			if typ == TypeCodex && (a.AccountID != stub.AccountID || a.Plan != stub.Plan) {
 				t.Fatalf("codex claims: id %q plan %q", a.AccountID, a.Plan)
+			}
+			if (typ == TypeGemini || typ == TypeAntigravity) && a.ProjectID != "proj-"+typ {
+				t.Fatalf("Code Assist project %q, want proj-%s (loadCodeAssist, then onboardUser polled until done)", a.ProjectID, typ)
 			}
 			if (typ == TypeClaude || typ == TypeCodex) != f.PKCE {
 				t.Fatal("PKCE is for Claude and Codex")

@@ -57,3 +57,10 @@ func (m *Metrics) AccountCooldown(account, reason string) {
 // Series builds one series name (family{k="v",...}) as the text format
 // wants, for writers registered with Writer.
 func Series(family string, kv ...string) string { return series(family, kv...) }
+
+// AccountTokens counts the input and output tokens of one request an
+// account served.
+func (m *Metrics) AccountTokens(account string, input, output int64) {
+	m.accountCounter("slipstream_account_tokens_total", account, "kind", "input").Add(int(input))
+	m.accountCounter("slipstream_account_tokens_total", account, "kind", "output").Add(int(output))
+}

@@ -52,8 +52,13 @@ type Stub struct {
 	// AccountID and Plan go into Codex id_tokens.
 	AccountID, Plan, Email string
 
+	// Project is the Code Assist project onboardUser hands out (after
+	// one done:false answer).
+	Project string
+
 	Refreshes atomic.Int64
 	polls     atomic.Int64
+	onboards  atomic.Int64
 
 	mu      sync.Mutex
 	codes   map[string]grant // issued codes
@@ -81,6 +86,8 @@ func New(t testing.TB, clientID, redirect string, jsonToken, pkce bool) *Stub {
 	mux.HandleFunc("/device/usercode", s.usercode)
 	mux.HandleFunc("/device/token", s.deviceToken)
 	mux.HandleFunc("/profile", s.profile)
+	mux.HandleFunc("/v1internal:loadCodeAssist", s.loadCodeAssist)
+	mux.HandleFunc("/v1internal:onboardUser", s.onboardUser)
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -346,3 +353,40 @@ func (s *Stub) profile(w http.ResponseWriter, r *http.Request) {
 
 // Itoa is strconv.Itoa, for tests building scripted answers.
 func Itoa(n int) string { return strconv.Itoa(n) }
+
+func (s *Stub) authorized(r *http.Request) bool {
+	tok := r.Header.Get("Authorization")
+	return len(tok) > 7 && s.ValidAccess(tok[7:])
+}
+
+// loadCodeAssist answers like a new Code Assist user: tiers, no project.
+func (s *Stub) loadCodeAssist(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Metadata struct {
+			IDEType string `json:"ideType"`
+		} `json:"metadata"`
+	}
+	if !s.authorized(r) || json.NewDecoder(r.Body).Decode(&in) != nil || in.Metadata.IDEType == "" {
+		http.Error(w, `{"error":{"code":400,"status":"INVALID_ARGUMENT"}}`, 400)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"allowedTiers":[{"id":"free-tier","isDefault":true},{"id":"standard-tier"}]}`)
+}
+
+// onboardUser answers done:false once, then the project.
+func (s *Stub) onboardUser(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		TierID string `json:"tierId"`
+	}
+	if !s.authorized(r) || json.NewDecoder(r.Body).Decode(&in) != nil || in.TierID != "free-tier" {
+		http.Error(w, `{"error":{"code":400,"status":"INVALID_ARGUMENT"}}`, 400)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if s.onboards.Add(1) == 1 {
+		io.WriteString(w, `{"name":"op-1","done":false}`)
+		return
+	}
+	fmt.Fprintf(w, `{"name":"op-1","done":true,"response":{"cloudaicompanionProject":{"id":%q,"name":"p"}}}`, s.Project)
+}
