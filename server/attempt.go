@@ -184,10 +184,9 @@ func (x *exchange) buildRequest() (status int, msg string) {
 			return x.buildSorted()
 		}
 		if x.target.Aliased && d != codec.DialectGemini {
-			x.splice.reset(x.body, x.modelVal, x.upModel)
-			x.upReq.SetBodyStream(&x.splice, x.splice.size)
+			x.setUpSplice()
 		} else {
-			x.upReq.SetBodyRaw(x.body)
+			x.setUpBody(x.body)
 		}
 		return 0, ""
 	}
@@ -198,7 +197,7 @@ func (x *exchange) buildRequest() (status int, msg string) {
 		return status, msg
 	}
 	x.buildUpstream(false)
-	x.upReq.SetBodyRaw(x.upBody.B)
+	x.setUpBody(x.upBody.B)
 	if x.ts != nil {
 		translate.ReleaseStream(x.ts)
 	}
@@ -254,13 +253,13 @@ func (x *exchange) appendUpBody(up codec.Dialect) (status int, msg string) {
 // response is still relayed as it comes.
 func (x *exchange) buildSorted() (status int, msg string) {
 	if !translate.Supported(x.rt.dialect) {
-		x.upReq.SetBodyRaw(x.body)
+		x.setUpBody(x.body)
 		return 0, ""
 	}
 	if status, msg := x.appendUpBody(x.rt.dialect); status != 0 {
 		return status, msg
 	}
-	x.upReq.SetBodyRaw(x.upBody.B)
+	x.setUpBody(x.upBody.B)
 	return 0, ""
 }
 
@@ -295,6 +294,9 @@ func (x *exchange) attempts() error {
 	for {
 		err := x.call()
 		x.try.attempts++
+		if x.try.abandoned.Load() {
+			return err // the client left: no cooldown, no further attempt
+		}
 		x.s.metrics.Attempt(x.target.Provider.Name)
 		status := 0
 		if err == nil {
@@ -437,7 +439,7 @@ func (s *Server) forward(x *exchange) bool {
 		x.detach()
 		return s.callWithKeepalive(x, x.translated)
 	}
-	return x.afterCall(x.attempts())
+	return x.afterCall(x.attemptsWatched())
 }
 
 // sessionHeaders name a conversation: Claude Code's, then Codex's (it has

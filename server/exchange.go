@@ -137,10 +137,10 @@ func (x *exchange) release() {
 	x.settleUsage()
 	x.chargeKey()
 	x.closeUpstream(x.upErr)
+	x.record() // before the slot is given back: whoever sees it free sees the log line
 	if !x.left {
 		x.s.leave(x.size)
 	}
-	x.record()
 	if x.ts != nil {
 		translate.ReleaseStream(x.ts)
 		x.ts = nil

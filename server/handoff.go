@@ -58,6 +58,10 @@ func (r result) String() string {
 	return "ok"
 }
 
+// statusClientClosed is what the access log records for a request whose
+// client left before its answer (nginx's 499); the client sees nothing.
+const statusClientClosed = 499
+
 // errClientGone ends an upstream body the client no longer waits for.
 var errClientGone = errors.New("the client went away")
 

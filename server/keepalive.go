@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -46,12 +45,30 @@ func (x *exchange) callAsync() {
 			x.done <- errPanic
 		}
 	}()
-	x.done <- x.attempts()
+	x.done <- x.attemptsWatched()
+}
+
+// attemptsWatched runs the upstream attempts while the watcher looks out
+// for the client leaving; when it left, the call was interrupted (or its
+// answer is dropped) and the result is errClientGone.
+func (x *exchange) attemptsWatched() error {
+	x.watch.startCall(x)
+	err := x.attempts()
+	if x.watch.stopCall() {
+		return errClientGone
+	}
+	return err
 }
 
 // afterCall answers from a finished upstream call, before any byte was sent
 // to the client. It reports whether x was handed off.
 func (x *exchange) afterCall(err error) bool {
+	if err == errClientGone {
+		x.clientGone()
+		x.ctx.SetConnectionClose()
+		x.ctx.SetStatusCode(statusClientClosed)
+		return false
+	}
 	if err != nil {
 		status, msg := x.callError(err)
 		if status == fasthttp.StatusGatewayTimeout {
@@ -70,21 +87,16 @@ func (x *exchange) afterCall(err error) bool {
 
 // keepaliveWriter pings the client until the upstream answers, then relays.
 // A client that hangs up meanwhile (a failed ping, or its socket seen
-// closed) gets its admission slot back at once; the upstream call, which
-// cannot be cut short before its response headers, is then closed as soon
-// as it returns.
+// closed by the watcher) ends the upstream call at once.
 func (x *exchange) keepaliveWriter(w streamWriter) {
 	tick := time.NewTicker(x.s.keepalive())
 	defer tick.Stop()
-	var raw syscall.RawConn
-	if x.conn != nil {
-		raw = rawConn(x.conn)
-	}
 	for {
 		select {
 		case err := <-x.done:
-			if x.left {
-				return // the client is gone: release closes the upstream
+			if err == errClientGone || x.left {
+				x.clientGone()
+				return // release closes the upstream
 			}
 			x.relayAfterPings(w, err)
 			return
@@ -92,12 +104,8 @@ func (x *exchange) keepaliveWriter(w streamWriter) {
 			if x.left {
 				continue
 			}
-			if raw != nil && peerGone(raw) {
-				x.clientGone()
-			} else {
-				x.flushOut(w, pingBytes)
-			}
-			if x.upErr != nil {
+			if !x.flushOut(w, pingBytes) {
+				x.watch.markGone()
 				x.leaveEarly()
 			}
 		}

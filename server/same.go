@@ -20,15 +20,14 @@ func (s *Server) forwardSame(x *exchange) bool {
 	x.buildUpstream(true)
 	body := x.body
 	if x.target.Aliased && x.rt.dialect != codec.DialectGemini {
-		x.splice.reset(body, x.modelVal, x.upModel)
-		x.upReq.SetBodyStream(&x.splice, x.splice.size)
+		x.setUpSplice()
 	} else {
-		x.upReq.SetBodyRaw(body)
+		x.setUpBody(body)
 	}
 	if x.stream && s.keepalive() > 0 {
 		return s.callWithKeepalive(x, false)
 	}
-	return x.afterCall(x.call())
+	return x.afterCall(x.attemptsWatched())
 }
 
 // respondSame answers the client from the upstream response headers:
@@ -196,13 +195,23 @@ func (p *passBody) Close() error {
 	return nil
 }
 
-// modelSplice is the aliased same-dialect body: the client's bytes with
-// the model string replaced, read in three pieces so the body is never
-// copied.
+// modelSplice is the upstream request body, handed to fasthttp as a body
+// stream so that the body is never copied: the client's bytes (or the
+// translated body) in one piece, or, when an alias renames the model, the
+// client's bytes with the model string replaced, in three. fasthttp writes
+// it through WriteTo, in the goroutine running the call once it has taken
+// a connection: that is where the call's connection is bound to the
+// exchange's watcher, so a client that leaves can interrupt the call
+// (watcher.bind).
 type modelSplice struct {
-	parts [3][]byte
+	x     *exchange
+	whole [3][]byte // the pieces, kept for a rewind
+	parts [3][]byte // what Read has not returned yet
 	size  int
+	bound bool // Read has bound the call (see WriteTo)
 }
+
+var _ io.WriterTo = (*modelSplice)(nil)
 
 // reset splits body around val, the model value (quotes included) that
 // validation found: a view into body. The splice rewrites that member, the
@@ -213,11 +222,70 @@ func (m *modelSplice) reset(body, val, newModel []byte) {
 		panic("BUG: the model value is not a view into the body")
 	}
 	end := start + len(val)
-	m.parts = [3][]byte{body[:start+1], newModel, body[end-1:]}
+	m.whole = [3][]byte{body[:start+1], newModel, body[end-1:]}
+	m.parts, m.bound = m.whole, false
 	m.size = len(body) - len(val) + 2 + len(newModel)
 }
 
+// plain makes body the whole upstream body.
+func (m *modelSplice) plain(body []byte) {
+	m.whole = [3][]byte{body}
+	m.parts, m.bound = m.whole, false
+	m.size = len(body)
+}
+
+// setUpBody sends body upstream as it is (the client's bytes, or the
+// translated request).
+func (x *exchange) setUpBody(body []byte) {
+	x.splice.x = x
+	x.splice.plain(body)
+	x.upReq.SetBodyStream(&x.splice, x.splice.size)
+}
+
+// setUpSplice sends the client's bytes with the aliased model spliced in.
+func (x *exchange) setUpSplice() {
+	x.splice.x = x
+	x.splice.reset(x.body, x.modelVal, x.upModel)
+	x.upReq.SetBodyStream(&x.splice, x.splice.size)
+}
+
+// rewindUpBody sets the upstream body again for a second call of the same
+// attempt (fasthttp drops a body stream once written).
+func (x *exchange) rewindUpBody() {
+	if x.splice.x == nil {
+		return // no body was set
+	}
+	x.splice.parts, x.splice.bound = x.splice.whole, false
+	x.upReq.SetBodyStream(&x.splice, x.splice.size)
+}
+
+// WriteTo writes what is left of the body to w. It refuses, before
+// writing anything, a call whose client is already gone.
+func (m *modelSplice) WriteTo(w io.Writer) (int64, error) {
+	if m.x != nil && !m.x.watch.bind(m.x.upResp.LocalAddr()) {
+		return 0, errClientGone
+	}
+	var n int64
+	for i := range m.parts {
+		if len(m.parts[i]) == 0 {
+			continue
+		}
+		c, err := w.Write(m.parts[i])
+		n += int64(c)
+		m.parts[i] = m.parts[i][c:]
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 func (m *modelSplice) Read(b []byte) (int, error) {
+	if m.x != nil && !m.bound {
+		if m.bound = true; !m.x.watch.bind(m.x.upResp.LocalAddr()) {
+			return 0, errClientGone
+		}
+	}
 	n := 0
 	for i := range m.parts {
 		c := copy(b[n:], m.parts[i])

@@ -60,7 +60,9 @@ func (x *exchange) respondTranslated() bool {
 // respondTranslatedBody translates a whole non-streamed upstream body.
 func (x *exchange) respondTranslatedBody() {
 	ctx := x.ctx
+	x.watch.start(x) // the body may drip: a departed client ends the read
 	body, err := x.readUpstreamBody(maxUpstreamBody)
+	x.watch.stop()
 	if err != nil {
 		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "cannot read the upstream response")

@@ -224,13 +224,7 @@ func (x *exchange) call() error {
 
 // rewindBody restores a body stream the failed attempt consumed: the
 // aliased same-dialect body is a splice read once.
-func (x *exchange) rewindBody() {
-	if x.splice.size == 0 {
-		return
-	}
-	x.splice.reset(x.body, x.modelVal, x.upModel)
-	x.upReq.SetBodyStream(&x.splice, x.splice.size)
-}
+func (x *exchange) rewindBody() { x.rewindUpBody() }
 
 // callError maps a failed upstream call to the client's status and message
 // and logs it: 504 for timeouts, 503 for a full connection pool, 502

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"slipstream/server/upstream"
 )
 
 // clientConn returns the client's connection when it is a real socket (TCP
@@ -83,54 +85,90 @@ func (s *Server) watchEvery() time.Duration {
 	return 15 * time.Second
 }
 
-// watcher notices a client that hung up while its stream waits on a silent
-// upstream (no write would fail): every interval it peeks at the client's
-// socket, and when the client is gone it closes the upstream body, which
-// ends the relay's blocked read. It runs on a timer, not a goroutine of
-// its own; stop waits for a check in progress, so after stop nothing
-// touches the exchange.
+// watcher notices a client that hung up while its response waits on a
+// silent upstream (no write would fail). Every interval it peeks at the
+// client's socket (or reads a synthetic ctx's departure signal), and when
+// the client is gone it stops the upstream: before the response head it
+// closes the call's connection (upstream.Interrupt), so the pending Do
+// returns at once and the provider stops; after it, it closes the body
+// stream, which ends the relay's blocked read. It runs on a timer, not a
+// goroutine of its own; stop waits for a check in progress, so after stop
+// nothing touches the exchange.
 type watcher struct {
 	mu    sync.Mutex
 	on    bool
+	call  bool     // watching a call before its response head (startCall)
+	left  bool     // the client was seen gone
+	up    net.Addr // the connection of the call in flight (bind), or nil
 	t     *time.Timer
 	every time.Duration
 	raw   syscall.RawConn
 	x     *exchange
 }
 
-// start watches x's client, if it has a socket or a departure signal.
-// Only x's owner calls it.
+// startCall watches x's client while x's upstream call (with its failover
+// attempts) waits for a response head. Only x's owner calls it, and ends
+// it with stopCall.
+func (w *watcher) startCall(x *exchange) {
+	w.arm(x, true)
+}
+
+// start watches x's client while a response relays the upstream's body.
+// Only x's owner calls it, and ends it with stop.
 func (w *watcher) start(x *exchange) {
+	w.arm(x, false)
+}
+
+func (w *watcher) arm(x *exchange, call bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.left, w.up, w.call = false, nil, call
 	if x.conn == nil && x.goneCh == nil {
 		return
 	}
-	if x.conn != nil {
-		if w.raw = rawConn(x.conn); w.raw == nil {
-			return
-		}
-	}
-	w.mu.Lock()
-	w.x, w.on, w.every = x, true, x.s.watchEvery()
+	w.x, w.on, w.every, w.raw = x, true, x.s.watchEvery(), nil
 	if w.t == nil {
 		w.t = time.AfterFunc(w.every, w.check)
 	} else {
 		w.t.Reset(w.every)
 	}
-	w.mu.Unlock()
 }
 
-// gone reports whether the client left: its socket is closed, or its
-// stand-in connection says so.
-func (w *watcher) gone() bool {
-	if w.raw != nil {
-		return peerGone(w.raw)
-	}
-	select {
-	case <-w.x.goneCh:
-		return true
-	default:
+// bind notes the connection a call is using (what Response.LocalAddr
+// returned, read in the goroutine running the call), so that check can
+// interrupt it. It reports false when the client is already gone: the
+// call must not be sent.
+func (w *watcher) bind(up net.Addr) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.left {
 		return false
 	}
+	if w.call {
+		w.up = up
+	}
+	return true
+}
+
+// markGone records that the owner saw its client leave (a failed write)
+// and interrupts a call in flight.
+func (w *watcher) markGone() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.left = true
+	if w.call && w.up != nil {
+		upstream.Interrupt(w.up)
+	}
+}
+
+// stopCall ends the watch of a call and reports whether the client left
+// meanwhile.
+func (w *watcher) stopCall() (left bool) {
+	w.stop()
+	w.mu.Lock()
+	left = w.left
+	w.mu.Unlock()
+	return left
 }
 
 // stop ends the watch; after it returns no check runs.
@@ -140,8 +178,27 @@ func (w *watcher) stop() {
 		w.on = false
 		w.t.Stop()
 	}
-	w.x, w.raw = nil, nil
+	w.x, w.raw, w.up = nil, nil, nil
 	w.mu.Unlock()
+}
+
+// gone reports whether the client left: its socket is closed, or its
+// stand-in connection says so.
+func (w *watcher) gone() bool {
+	if w.x.conn != nil {
+		if w.raw == nil {
+			if w.raw = rawConn(w.x.conn); w.raw == nil {
+				return false
+			}
+		}
+		return peerGone(w.raw)
+	}
+	select {
+	case <-w.x.goneCh:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *watcher) check() {
@@ -154,7 +211,14 @@ func (w *watcher) check() {
 		w.t.Reset(w.every)
 		return
 	}
-	w.on = false
+	w.on, w.left = false, true
+	w.x.try.abandoned.Store(true) // no further failover attempt
+	if w.call {
+		if w.up != nil {
+			upstream.Interrupt(w.up)
+		}
+		return
+	}
 	// The relay is blocked reading the upstream body: closing it (safe
 	// beside a read in flight) ends that read with an error, and the
 	// relay finishes and releases as for any failed write.
