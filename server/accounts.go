@@ -430,9 +430,7 @@ func (x *exchange) upRequestBody() ([]byte, bool) {
 	if x.splice.size == 0 {
 		return nil, false
 	}
-	b := make([]byte, 0, x.splice.size)
-	b, err := appendAll(b, &x.splice)
-	return b, err == nil
+	return x.splice.appendWhole(make([]byte, 0, x.splice.size)), true
 }
 
 // recordAccount counts the tokens of a request an account served, by

@@ -259,6 +259,14 @@ func (x *exchange) rewindUpBody() {
 	x.upReq.SetBodyStream(&x.splice, x.splice.size)
 }
 
+// appendWhole appends the whole body to dst, without consuming it.
+func (m *modelSplice) appendWhole(dst []byte) []byte {
+	for _, p := range m.whole {
+		dst = append(dst, p...)
+	}
+	return dst
+}
+
 // WriteTo writes what is left of the body to w. It refuses, before
 // writing anything, a call whose client is already gone.
 func (m *modelSplice) WriteTo(w io.Writer) (int64, error) {
