@@ -31,6 +31,11 @@ func (g Gate) Hold(c *provider.Credential, now int64) int64 {
 	if e == nil || e.revoked.Load() || e.disabled.Load() {
 		return -1
 	}
+	if r := e.retryAt.Load(); r > now {
+		if t := e.tok.Load(); t == nil || t.Expiry != 0 && t.Expiry <= now {
+			return r // expired, and its refresh failed: rests until the retry
+		}
+	}
 	u := e.coolUntil.Load()
 	if u == 0 || u > now {
 		return u

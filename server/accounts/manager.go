@@ -185,6 +185,11 @@ func (m *Manager) Usable(name string) bool {
 // refused.
 var ErrNeedsLogin = errors.New("the account needs a new login")
 
+// ErrRefreshBackoff is returned for an expired token whose last refresh
+// failed moments ago (the token endpoint is not asked again before its
+// backoff ends).
+var ErrRefreshBackoff = errors.New("the account's token expired and its last refresh failed; retrying later")
+
 // ErrDisabled is returned for a disabled account.
 var ErrDisabled = errors.New("the account is disabled")
 
@@ -205,6 +210,9 @@ func (m *Manager) Token(ctx context.Context, name string) (*Token, error) {
 	now := m.o.Now().UnixNano()
 	if t != nil && t.Access != "" && (t.Expiry == 0 || t.Expiry > now) {
 		return t, nil
+	}
+	if e.retryAt.Load() > now {
+		return nil, ErrRefreshBackoff // the last refresh failed: not again before retryAt
 	}
 	if err := m.refresh(ctx, e, func(t *Token, now int64) bool {
 		return t == nil || t.Access == "" || (t.Expiry != 0 && t.Expiry <= now)
@@ -398,8 +406,13 @@ func (m *Manager) RefreshDue(stop <-chan struct{}) {
 	now := m.o.Now().UnixNano()
 	m.mu.Lock()
 	var due []*entry
+	var held []*entry
 	for _, e := range m.accs {
-		if e.revoked.Load() || e.disabled.Load() || e.retryAt.Load() > now {
+		if e.revoked.Load() || e.disabled.Load() {
+			held = append(held, e)
+			continue
+		}
+		if e.retryAt.Load() > now {
 			continue
 		}
 		e.mu.Lock()
@@ -410,6 +423,9 @@ func (m *Manager) RefreshDue(stop <-chan struct{}) {
 		}
 	}
 	m.mu.Unlock()
+	for _, e := range held {
+		m.reconsider(e)
+	}
 	sem := make(chan struct{}, m.o.Workers)
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
@@ -488,4 +504,19 @@ func clip(s string) string {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// reconsider reads the file of an account left out (needs login,
+// disabled) again: after a new `slipstream login` or the operator
+// clearing `disabled`, it is used again without a restart.
+func (m *Manager) reconsider(e *entry) {
+	a, err := m.dir.Load(e.name)
+	if err != nil || a.NeedsLogin || a.Disabled {
+		return
+	}
+	e.mu.Lock()
+	e.adopt(a)
+	e.retryAt.Store(0)
+	e.mu.Unlock()
+	m.o.Log.Printf("accounts: %s is usable again (its file was updated)", e.name)
 }

@@ -298,3 +298,59 @@ func TestTwoProcessesShareOneRefreshThroughRedis(t *testing.T) {
 		t.Fatalf("two processes made %d refreshes, want 1", n)
 	}
 }
+
+func TestRefreshBackoffAfterFailure(t *testing.T) {
+	// A 429 with Retry-After 60: no refresh call before it ends, on the
+	// request path or in the background; a 503 backs off 5 minutes.
+	fx := newFixture(t, TypeClaude, -time.Minute)
+	fx.stub.RefreshFail = func(n int64) (int, string) {
+		switch n {
+		case 1:
+			return 429, "60"
+		case 2:
+			return 503, ""
+		}
+		return 0, ""
+	}
+	m := fx.manager(Options{})
+	if _, err := m.Token(context.Background(), "a1"); err == nil {
+		t.Fatal("a refused refresh gave a token")
+	}
+	fx.clk.Add(30 * time.Second)
+	if _, err := m.Token(context.Background(), "a1"); err != ErrRefreshBackoff {
+		t.Fatalf("err = %v, want ErrRefreshBackoff", err)
+	}
+	m.RefreshDue(nil)
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("refreshes = %d during the backoff, want 1", n)
+	}
+	fx.clk.Add(31 * time.Second)
+	m.RefreshDue(nil) // 503
+	fx.clk.Add(4 * time.Minute)
+	m.RefreshDue(nil)
+	if n := fx.stub.Refreshes.Load(); n != 2 {
+		t.Fatalf("refreshes = %d 4 min after a 5xx, want 2", n)
+	}
+	fx.clk.Add(time.Minute + time.Second)
+	if _, err := m.Token(context.Background(), "a1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewLoginBringsAccountBack(t *testing.T) {
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	fx.stub.AllowReuse = true
+	a, _ := fx.dir.Load("a1")
+	fx.flows[TypeCodex].Refresh(context.Background(), http0(), a.RefreshToken) // spent elsewhere
+	m := fx.manager(Options{})
+	if _, err := m.Token(context.Background(), "a1"); err != ErrNeedsLogin {
+		t.Fatalf("err = %v", err)
+	}
+	// The operator logs in again (slipstream login writes the file).
+	at, rt := fx.stub.Issue()
+	fx.dir.Save(&Account{Name: "a1", Type: TypeCodex, AccessToken: at, RefreshToken: rt, Expiry: fx.clk.Now().Add(time.Hour)})
+	m.RefreshDue(nil)
+	if tok, err := m.Token(context.Background(), "a1"); err != nil || tok.Access != at {
+		t.Fatalf("after a new login: %v", err)
+	}
+}

@@ -39,6 +39,9 @@ type Stub struct {
 	// OmitRefresh leaves refresh_token out of refresh answers (the old
 	// one stays valid).
 	OmitRefresh bool
+	// RefreshFail, when set, may script the n-th refresh's failure: a
+	// status (0: none) and a Retry-After value.
+	RefreshFail func(n int64) (status int, retryAfter string)
 	// RefreshDelay slows each refresh (concurrency tests).
 	RefreshDelay time.Duration
 	// DevicePending is how many device-token polls answer 403 first.
@@ -237,7 +240,16 @@ func Challenge(verifier string) string {
 }
 
 func (s *Stub) refresh(w http.ResponseWriter, p map[string]string) {
-	s.Refreshes.Add(1)
+	n := s.Refreshes.Add(1)
+	if s.RefreshFail != nil {
+		if status, ra := s.RefreshFail(n); status != 0 {
+			if ra != "" {
+				w.Header().Set("Retry-After", ra)
+			}
+			oauthError(w, status, "temporarily_unavailable")
+			return
+		}
+	}
 	if s.RefreshDelay > 0 {
 		time.Sleep(s.RefreshDelay)
 	}
