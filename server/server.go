@@ -164,7 +164,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 		sh.cool = sh.store.Cooldowns(s.reg.Cooldowns())
 	}
 	s.reg.SetCooldowns(sh.cool)
-	s.labels = metrics.NewModelLabels(s.reg)
+	s.labels = metrics.NewModelLabels(cfg)
 	s.access = newAccessLog(cfg, sh.logw)
 	s.lists = newModelLists(s.reg, s.clients, s.log)
 	ks, err := keys.New(cfg.Keys, sh.store)

@@ -1,6 +1,11 @@
 package metrics
 
-import "slipstream/server/provider"
+import (
+	"slices"
+
+	"slipstream/server/config"
+	"slipstream/server/provider"
+)
 
 // Other is the model label of every name the configuration does not
 // list, so clients cannot grow the series without bound.
@@ -15,8 +20,11 @@ type ModelLabels struct {
 	patterns []string
 }
 
-// NewModelLabels collects the names and patterns of a registry.
-func NewModelLabels(r *provider.Registry) *ModelLabels {
+// NewModelLabels collects the model names and patterns of a
+// configuration: alias keys in name order (a map has none), then the
+// providers' models in file order, so a name that two patterns match
+// always gets the same label.
+func NewModelLabels(c *config.Config) *ModelLabels {
 	l := &ModelLabels{exact: map[string]string{}}
 	add := func(name string) {
 		if provider.IsPattern(name) {
@@ -25,11 +33,16 @@ func NewModelLabels(r *provider.Registry) *ModelLabels {
 			l.exact[name] = name
 		}
 	}
-	for name := range r.Aliases() {
+	names := make([]string, 0, len(c.Aliases))
+	for name := range c.Aliases {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		add(name)
 	}
-	for _, p := range r.Providers() {
-		for _, m := range p.Models {
+	for i := range c.Providers {
+		for _, m := range c.Providers[i].Models {
 			add(m)
 		}
 	}
