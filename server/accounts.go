@@ -378,8 +378,7 @@ func (x *exchange) accountBody() (int, string) {
 		pool.Put(x.try.acctBody)
 	}
 	x.try.acctBody = b
-	x.upReq.SetBodyRaw(b.B)
-	x.splice = modelSplice{}
+	x.setUpBody(b.B) // a body stream like every upstream body (the call binds the client watcher through it)
 	return 0, ""
 }
 
@@ -421,14 +420,16 @@ func dropped(k []byte) bool {
 	return false
 }
 
-// upRequestBody is the upstream request's body as built: the raw body,
-// or the aliased model splice read out.
+// upRequestBody is the upstream request's body as built (setUpBody or
+// setUpSplice): a view of the one piece, or the aliased splice's pieces
+// joined. It consumes nothing.
 func (x *exchange) upRequestBody() ([]byte, bool) {
-	if !x.upReq.IsBodyStream() {
-		return x.upReq.Body(), true
-	}
-	if x.splice.size == 0 {
+	if x.splice.x == nil {
 		return nil, false
+	}
+	w := &x.splice.whole
+	if len(w[1]) == 0 && len(w[2]) == 0 {
+		return w[0], true
 	}
 	return x.splice.appendWhole(make([]byte, 0, x.splice.size)), true
 }

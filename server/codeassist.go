@@ -45,8 +45,7 @@ func (x *exchange) codeAssistBody() (int, string) {
 		pool.Put(x.try.acctBody)
 	}
 	x.try.acctBody = b
-	x.upReq.SetBodyRaw(b.B)
-	x.splice = modelSplice{}
+	x.setUpBody(b.B) // a body stream like every upstream body (the call binds the client watcher through it)
 	url := append(x.out[:0], x.target.Provider.BaseURL...)
 	if x.stream {
 		url = append(url, "/v1internal:streamGenerateContent?alt=sse"...)
