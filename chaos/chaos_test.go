@@ -69,7 +69,8 @@ var faults = []fault{
 	{name: "client_gone_mid_stream", up: drip, timeouts: map[string]string{"first_byte": "30s", "idle": "30s"}, client: hangUpMidStream, want: wantGone},
 	{name: "client_gone_at_final_flush", up: slowTail, client: resetAfterLastDelta, want: wantGone},
 	{name: "client_stops_reading", up: flood, timeouts: map[string]string{"first_byte": "30s", "idle": "30s", "write": "1s"}, client: stopReading, want: wantGone, bigPlain: true,
-		// The write timeout runs from when the socket buffers (MBs) are full.
+		// The write timeout runs once slipstream's socket send buffer (MBs)
+		// is full.
 		settle: 8 * time.Second},
 }
 
@@ -252,6 +253,9 @@ func runCase(t *testing.T, c *chaosCase) {
 	settle := c.settle
 	if settle == 0 {
 		settle = 3 * time.Second
+	}
+	if raceEnabled {
+		settle *= 3 // the race detector slows pumping megabytes several fold
 	}
 	if e.up != nil && !waitFor(settle, func() bool { return e.up.Busy() == 0 }) {
 		t.Errorf("upstream connection still held %v after the exchange (%d busy)", settle, e.up.Busy())
