@@ -17,6 +17,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"slipstream/internal/redistest"
 	"slipstream/server/accounts"
 	"slipstream/server/accounts/oauthstub"
 	"slipstream/server/config"
@@ -117,11 +118,15 @@ func newAccountRig(t *testing.T, typ string, names ...string) *accountRig {
 
 // start serves slipstream with one provider of kind over the rig's
 // accounts (glob "*").
-func (rig *accountRig) start(kind, extra string) {
+func (rig *accountRig) start(kind, extra string) { rig.startWith(kind, "", extra) }
+
+// startWith is start with top-level YAML lines top (e.g. redis:).
+func (rig *accountRig) startWith(kind, top, extra string) {
 	t := rig.t
 	typ := config.AccountType(kind)
 	yml := fmt.Sprintf(`
 listen: 127.0.0.1:0
+%s
 accounts_dir: %s
 accounts:
   oauth:
@@ -132,7 +137,7 @@ providers:
     base_url: %s
     accounts: ["*"]
     models: ["*"]
-%s`, rig.dir, typ, rig.stub.URL, rig.stub.URL, kind, rig.up.URL, extra)
+%s`, top, rig.dir, typ, rig.stub.URL, rig.stub.URL, kind, rig.up.URL, extra)
 	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -733,4 +738,49 @@ func TestGeminiAccountQuotaRetryInfo(t *testing.T) {
 	if got := rig.srv.accts.Cooling("g1"); !got.Equal(rig.clk.Now().Add(time.Hour)) {
 		t.Fatalf("g1 cools until %v, want 1 h on", got)
 	}
+}
+
+func TestTwoInstancesShareRedisRefreshOnce(t *testing.T) {
+	// Two slipstream servers (replicas) over one accounts_dir and one
+	// redis-server; the account's token has expired. Requests to both at
+	// once make one refresh call: the replica that waited for the lock
+	// finds the new tokens in the file (the stub fails the test if the
+	// spent refresh token is presented again).
+	rs := redistest.Start(t)
+	rig := newAccountRig(t, accounts.TypeClaude, "a1")
+	rig.stub.RefreshDelay = 100 * time.Millisecond
+	top := "redis: {url: " + rs.URL() + ", prefix: t}"
+	rig.startWith(config.KindClaudeAccount, top, "")
+	first := rig.base
+	rig.startWith(config.KindClaudeAccount, top, "")
+	bases := []string{first, rig.base}
+	rig.clk.Add(8 * time.Hour)
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", bases[i%2]+"/v1/messages", strings.NewReader(claudeCodeBody))
+			req.Header.Set("User-Agent", "claude-cli/2.1.197 (external, cli)")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				bad.Add(1)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				bad.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := rig.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("two replicas made %d refresh calls, want 1", n)
+	}
+	if bad.Load() != 0 {
+		t.Fatalf("%d requests failed", bad.Load())
+	}
+	rig.check()
 }
