@@ -64,4 +64,18 @@ func TestCutShortBodyIsAFailure(t *testing.T) {
 	f("content-length", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", `{"id":"msg_1","type":"mess`)
 	f("chunked", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", "1a\r\n{\"id\":\"msg_1\",\"type\":\"mess\r\n")
 	f("empty", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", "")
+	// No length and no chunks: the close ends the body, so a cut looks
+	// like an end; only a well-formed body is relayed.
+	f("close-delimited", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", `{"id":"msg_1","type":"mess`)
+}
+
+// TestCloseDelimitedBodyRelayed: a whole close-delimited body is relayed.
+func TestCloseDelimitedBodyRelayed(t *testing.T) {
+	up := cutUpstream(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", anthropicReply)
+	base, s := startServer(t, sameConfig, up)
+	status, _, got := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[]}`)
+	if status != 200 || string(got) != anthropicReply {
+		t.Fatalf("%d %q", status, got)
+	}
+	waitIdle(t, s)
 }

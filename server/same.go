@@ -53,8 +53,33 @@ func (x *exchange) respondSame() bool {
 		x.handOffStream(streamSame)
 		return true
 	}
+	if n := x.upResp.Header.ContentLength(); n == -2 {
+		x.respondCloseDelimited()
+		return false
+	}
 	x.handOffBody(x.upResp.Header.ContentLength())
 	return true
+}
+
+// respondCloseDelimited answers from a body the upstream ended by closing
+// its connection (no length, no chunks): nothing tells its end from a cut,
+// so it is read whole and relayed only when it is well-formed JSON; a cut
+// one is a 502, not a short reply that looks complete. Upstreams rarely
+// frame a body so; this is the one same-dialect path that holds a body.
+func (x *exchange) respondCloseDelimited() {
+	x.watch.start(x)
+	body, err := x.readUpstreamBody(maxUpstreamBody)
+	x.watch.stop()
+	if err == nil && !codec.ValidShape(body) {
+		err = errNotJSON
+	}
+	if err != nil {
+		x.result = resultUpstreamFailed
+		x.ctx.Response.Header.Reset()
+		x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadGateway, "upstream "+x.target.Provider.Name+" closed its connection before the end of its answer")
+		return
+	}
+	x.ctx.Response.SetBody(body)
 }
 
 // respondNotJSON answers an upstream reply a JSON client cannot read (an
