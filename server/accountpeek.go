@@ -213,14 +213,22 @@ func (x *exchange) aggregateStream() []byte {
 }
 
 // eventData is the joined data of one SSE event.
-func eventData(ev []byte) []byte {
-	var data []byte
-	for _, line := range bytes.Split(ev, []byte("\n")) {
+func eventData(ev []byte) []byte { return appendEventData(nil, ev) }
+
+// appendEventData appends the joined data lines of one SSE event to dst.
+func appendEventData(dst, ev []byte) []byte {
+	for len(ev) > 0 {
+		line := ev
+		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+			line, ev = ev[:i], ev[i+1:]
+		} else {
+			ev = nil
+		}
 		if v, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
-			data = append(data, bytes.TrimSpace(v)...)
+			dst = append(dst, bytes.TrimSpace(v)...)
 		}
 	}
-	return data
+	return dst
 }
 
 // setMember returns obj with member key's value replaced by val (added

@@ -158,7 +158,7 @@ func (x *exchange) setAccountCredential(cred *provider.Credential) {
 	}
 	x.try.acct = tok
 	h := &x.upReq.Header
-	h.Set("Authorization", "Bearer "+tok.Access)
+	h.Set("Authorization", tok.Bearer)
 	switch x.target.Provider.Kind {
 	case config.KindClaudeAccount:
 		if len(h.Peek("Anthropic-Version")) == 0 {

@@ -84,6 +84,7 @@ func (x *exchange) unwrapCodeAssist() {
 type unwrapReader struct {
 	src     io.Reader
 	in, out []byte
+	data    []byte // the current event's data (reused)
 	off     int
 	err     error
 	attempt int
@@ -128,7 +129,8 @@ func (u *unwrapReader) next() bool {
 		return false
 	}
 	ev := u.in[:end]
-	if data := eventData(ev); len(data) > 0 {
+	u.data = appendEventData(u.data[:0], ev)
+	if data := u.data; len(data) > 0 {
 		if r := gjson.GetBytes(data, "response"); r.Exists() && r.IsObject() {
 			u.out = append(u.out, "data: "...)
 			u.out = append(u.out, r.Raw...)

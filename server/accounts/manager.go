@@ -75,7 +75,9 @@ type entry struct {
 
 // Token is what a request needs of an account. Access is a secret.
 type Token struct {
-	Access    string
+	Access string
+	// Bearer is "Bearer " + Access, built once per token.
+	Bearer    string
 	AccountID string // Codex chatgpt-account-id
 	ProjectID string // Google Code Assist project
 	Expiry    int64  // Unix ns; 0 unknown
@@ -160,7 +162,7 @@ func (m *Manager) lookup(name string) *entry {
 // adopt makes a the entry's account. e.mu is held.
 func (e *entry) adopt(a *Account) {
 	e.acct = a
-	t := &Token{Access: a.AccessToken, AccountID: a.AccountID, ProjectID: a.ProjectID, Type: a.Type}
+	t := &Token{Access: a.AccessToken, Bearer: "Bearer " + a.AccessToken, AccountID: a.AccountID, ProjectID: a.ProjectID, Type: a.Type}
 	if !a.Expiry.IsZero() {
 		t.Expiry = a.Expiry.UnixNano()
 	}
@@ -520,3 +522,6 @@ func (m *Manager) reconsider(e *entry) {
 	e.mu.Unlock()
 	m.o.Log.Printf("accounts: %s is usable again (its file was updated)", e.name)
 }
+
+// String keeps the token out of any formatted output.
+func (t *Token) String() string { return t.Type + " account token (redacted)" }

@@ -39,7 +39,7 @@ func (m *Metrics) accountCounter(family, account, label, value string) *vm.Count
 
 // AccountRequest counts one upstream answer from an account, by status.
 func (m *Metrics) AccountRequest(account string, status int) {
-	m.accountCounter("slipstream_account_requests_total", account, "status", strconv.Itoa(status)).Inc()
+	m.accountCounter("slipstream_account_requests_total", account, "status", statusLabel(status)).Inc()
 }
 
 // AccountRefresh counts one token refresh of an account by outcome (ok,
@@ -63,4 +63,28 @@ func Series(family string, kv ...string) string { return series(family, kv...) }
 func (m *Metrics) AccountTokens(account string, input, output int64) {
 	m.accountCounter("slipstream_account_tokens_total", account, "kind", "input").Add(int(input))
 	m.accountCounter("slipstream_account_tokens_total", account, "kind", "output").Add(int(output))
+}
+
+// statusLabel is status as a label value; the common ones without an
+// allocation.
+func statusLabel(status int) string {
+	switch status {
+	case 200:
+		return "200"
+	case 400:
+		return "400"
+	case 401:
+		return "401"
+	case 403:
+		return "403"
+	case 429:
+		return "429"
+	case 500:
+		return "500"
+	case 502:
+		return "502"
+	case 503:
+		return "503"
+	}
+	return strconv.Itoa(status)
 }
