@@ -69,6 +69,8 @@ func providerLine(p *config.Provider) string {
 	fmt.Fprintf(&b, ", models %s", strings.Join(p.Models, " "))
 	switch {
 	case p.Kind == config.KindMock:
+	case config.IsAccountKind(p.Kind):
+		fmt.Fprintf(&b, ", accounts %s, %s", strings.Join(p.Accounts, " "), p.BaseURL)
 	case len(p.Keys) == 0:
 		fmt.Fprintf(&b, ", no credentials (none sent), %s", p.BaseURL)
 	default:
