@@ -722,7 +722,7 @@ func TestGeminiAccountCodeAssistEnvelope(t *testing.T) {
 func TestGeminiAccountQuotaRetryInfo(t *testing.T) {
 	rig := newAccountRig(t, accounts.TypeGemini, "g1", "g2")
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
-		if name != "g1" {
+		if name != "g1" || n != 1 {
 			return false
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -735,8 +735,15 @@ func TestGeminiAccountQuotaRetryInfo(t *testing.T) {
 	if status != 200 || strings.Join(rig.seen, ",") != "g1,g2" {
 		t.Fatalf("status %d body %s, accounts %v", status, body, rig.seen)
 	}
-	if got := rig.srv.accts.Cooling("g1"); !got.Equal(rig.clk.Now().Add(time.Hour)) {
-		t.Fatalf("g1 cools until %v, want 1 h on", got)
+	// Google's quota is per model: g1 rests for gemini-2.5-pro only.
+	if got := rig.srv.accts.Cooling("g1"); !got.IsZero() {
+		t.Fatalf("the whole of g1 rests until %v; want only the model", got)
+	}
+	rig.seen = nil
+	rig.post("/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	rig.post("/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	if got := strings.Join(rig.seen, ","); got != "g2,g1" {
+		t.Fatalf("accounts used %s, want g2 for the resting model and g1 for another", got)
 	}
 }
 

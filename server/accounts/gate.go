@@ -98,6 +98,9 @@ func (m *Manager) Observe(name string, s Signal) (until time.Time, banned bool) 
 		if s.Roll.After(now) && s.Roll.Before(until) {
 			until = s.Roll // the window rolls first: probe then
 		}
+		if s.PerModel {
+			return until, false // the caller rests the (account, model) pair
+		}
 		if until.After(now) {
 			e.coolUntil.Store(until.UnixNano())
 			e.probeUntil.Store(0)

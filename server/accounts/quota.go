@@ -15,6 +15,9 @@ type Signal struct {
 	// quota window, with the time the provider says it resets.
 	Until  time.Time
 	Reason string
+	// PerModel: Until rests only the model asked for (Google's quota is
+	// per model), not the whole account.
+	PerModel bool
 	// Ban, when set, is the provider's message that the account is
 	// banned or suspended: it is disabled.
 	Ban string
@@ -48,26 +51,9 @@ func ReadSignal(typ string, status int, h Header, body []byte, now time.Time) Si
 	default:
 		s.google(status, body, now)
 	}
-	if s.Until.IsZero() && status == 429 {
-		if d, ok := retryAfterHeader(h); ok {
-			s.Until, s.Reason = now.Add(d), "429 Retry-After"
-		}
-	}
+	// A 429 that names no quota window (Retry-After alone, a transient
+	// rate limit) is left to the per-model cooldown table.
 	return s
-}
-
-func retryAfterHeader(h Header) (time.Duration, bool) {
-	if v := h("Retry-After-Ms"); len(v) > 0 {
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
-			return time.Duration(n) * time.Millisecond, true
-		}
-	}
-	if v := h("Retry-After"); len(v) > 0 {
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second, true
-		}
-	}
-	return 0, false
 }
 
 // epochOrTime reads epoch seconds or an RFC 3339 time.
@@ -250,7 +236,7 @@ func (s *Signal) google(status int, body []byte, now time.Time) {
 		}
 	}
 	if d > 0 {
-		s.Until, s.Reason = now.Add(d), "google quota exhausted"
+		s.Until, s.Reason, s.PerModel = now.Add(d), "google quota exhausted", true
 	}
 }
 

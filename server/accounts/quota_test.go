@@ -49,7 +49,7 @@ func TestReadSignal(t *testing.T) {
 	f("claude both rejected", TypeClaude, 429, hdr("Anthropic-Ratelimit-Unified-5h-Status", "rejected", "Anthropic-Ratelimit-Unified-5h-Reset", itoa(r5.Unix()),
 		"Anthropic-Ratelimit-Unified-7d-Status", "rejected", "Anthropic-Ratelimit-Unified-7d-Reset", r7.Format(time.RFC3339)), "", r7, false, false)
 	f("claude allowed: open", TypeClaude, 200, hdr("Anthropic-Ratelimit-Unified-5h-Status", "allowed", "Anthropic-Ratelimit-Unified-7d-Status", "allowed_warning"), "", time.Time{}, false, true)
-	f("claude 429 Retry-After only", TypeClaude, 429, hdr("Retry-After", "30"), `{"type":"error","error":{"type":"rate_limit_error","message":"x"}}`, t0.Add(30*time.Second), false, false)
+	f("claude 429 Retry-After only", TypeClaude, 429, hdr("Retry-After", "30"), `{"type":"error","error":{"type":"rate_limit_error","message":"x"}}`, time.Time{}, false, false)
 	f("claude banned", TypeClaude, 400, hdr(), `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`, time.Time{}, true, false)
 	f("claude oauth org not allowed", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"OAuth authentication is currently not allowed for this organization.","code":"oauth_org_not_allowed"}}`, time.Time{}, true, false)
 	// Codex.
