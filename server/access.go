@@ -161,8 +161,22 @@ func (x *exchange) logAccess(r *metrics.Request) {
 		slog.Int64("bytes_out", r.BytesOut),
 		slog.Int("attempts", x.try.attempts),
 		slog.String("cause", cause),
+		slog.String("upstream_request_id", pool.B2S(x.upstreamRequestID())),
 	)
 }
+
+// upstreamRequestID is the id the provider gave the last upstream
+// response (Anthropic's request-id, OpenAI's x-request-id), for matching a
+// line with the provider's own logs; a view into x.upResp, valid until
+// release resets it.
+func (x *exchange) upstreamRequestID() []byte {
+	if v := x.upResp.Header.Peek("Request-Id"); len(v) > 0 {
+		return clip(v, 128)
+	}
+	return clip(x.upResp.Header.Peek("X-Request-Id"), 128)
+}
+
+func clip(b []byte, n int) []byte { return b[:min(len(b), n)] }
 
 // failure is why the upstream failed this request, or nil: the failed
 // call, else the error that ended its body early (not the client leaving).

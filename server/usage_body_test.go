@@ -70,6 +70,9 @@ func TestSameDialectChatEstimate(t *testing.T) {
 			t.Fatalf("status %d: %s", status, got)
 		}
 		line := waitLogLine(t, &logs, h.Get(requestIDHeader))
+		if line["upstream_request_id"] != "req_up_1" {
+			t.Fatalf("the upstream's request id is not logged: %v", line)
+		}
 		in := line["input_tokens"].(float64)
 		if line["estimated"] != tc.estimated || line["output_tokens"] != tc.out || line["reasoning_tokens"] != tc.think ||
 			(tc.in >= 0 && in != tc.in) || (tc.in < 0 && (in < 8 || in > 30)) {
