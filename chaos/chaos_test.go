@@ -88,7 +88,6 @@ var known = []struct {
 	{"client_gone_mid_stream", "translated", "plain", "", false, "known: item 9 (client hang-up not noticed while a body is read), owner harden"},
 	{"client_stops_reading", "translated", "", "", false, "known: item 13 (no write timeout on the translated path), owner harden"},
 	{"close_delimited_cut", "same", "plain", "", false, "known: item 15 (cut-short body relayed as a 200), owner harden"},
-	{"garbage", "same", "", "", false, "known: board (same-dialect path relays a garbage 200 as is), owner relay"},
 }
 
 // chaosCase is one cell of the matrix.

@@ -55,6 +55,11 @@ type exchange struct {
 	answer mock.Answer
 	done   chan error // result of an upstream call run beside a keep-alive loop
 
+	// relayBody is a same-dialect upstream body read whole and validated
+	// (bufferRelayBody), relayed from relayOff on by passBody.
+	relayBody *pool.Buffer
+	relayOff  int
+
 	try        attemptState // credentials and candidates tried (attempt.go)
 	decoded    bool         // x.req holds the client's request
 	translated bool         // the upstream speaks another dialect
@@ -149,6 +154,8 @@ func (x *exchange) release() {
 		pool.Put(x.upBody)
 		x.upBody = nil
 	}
+	pool.Put(x.relayBody)
+	x.relayBody, x.relayOff = nil, 0
 	if x.reqBody != nil {
 		pool.Put(x.reqBody)
 		x.reqBody = nil

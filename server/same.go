@@ -31,9 +31,11 @@ func (s *Server) forwardSame(x *exchange) bool {
 }
 
 // respondSame answers the client from the upstream response headers:
-// SSE is pumped event by event; anything else (a JSON body, an error
-// with its status) is passed through as a stream of bytes. x is handed
-// off either way.
+// SSE is pumped event by event (each event checked before it is relayed);
+// anything else (a JSON body, an error with its status) is read whole,
+// checked, and relayed byte for byte, or answered as a 502 in the
+// client's dialect when it is not whole JSON. It reports whether x was
+// handed off.
 func (x *exchange) respondSame() bool {
 	ctx := x.ctx
 	if x.credentialRejected() {
@@ -46,6 +48,9 @@ func (x *exchange) respondSame() bool {
 		x.respondNotJSON(status)
 		return false
 	}
+	if !sse && !x.bufferRelayBody() {
+		return false // answered
+	}
 	ctx.SetStatusCode(status)
 	upstream.CopyResponseHeaders(&ctx.Response.Header, &x.upResp.Header)
 	if sse {
@@ -53,33 +58,8 @@ func (x *exchange) respondSame() bool {
 		x.handOffStream(streamSame)
 		return true
 	}
-	if n := x.upResp.Header.ContentLength(); n == -2 {
-		x.respondCloseDelimited()
-		return false
-	}
-	x.handOffBody(x.upResp.Header.ContentLength())
+	x.handOffBody(len(x.relayBody.B))
 	return true
-}
-
-// respondCloseDelimited answers from a body the upstream ended by closing
-// its connection (no length, no chunks): nothing tells its end from a cut,
-// so it is read whole and relayed only when it is well-formed JSON; a cut
-// one is a 502, not a short reply that looks complete. Upstreams rarely
-// frame a body so; this is the one same-dialect path that holds a body.
-func (x *exchange) respondCloseDelimited() {
-	x.watch.start(x)
-	body, err := x.readUpstreamBody(maxUpstreamBody)
-	x.watch.stop()
-	if err == nil && !codec.ValidShape(body) {
-		err = errNotJSON
-	}
-	if err != nil {
-		x.result = resultUpstreamFailed
-		x.ctx.Response.Header.Reset()
-		x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadGateway, "upstream "+x.target.Provider.Name+" closed its connection before the end of its answer")
-		return
-	}
-	x.ctx.Response.SetBody(body)
 }
 
 // respondNotJSON answers an upstream reply a JSON client cannot read (an
@@ -138,6 +118,10 @@ func (x *exchange) relaySame(w streamWriter) {
 		if ev.Partial {
 			break // cut off mid-event: never relay half an event
 		}
+		if !validRelayed(x.rt.dialect, &ev) {
+			readErr = errMalformedEvent // never relayed; the stream ends here
+			break
+		}
 		t.Observe(ev.Name, ev.Data)
 		if txt := t.Text(); len(txt) > 0 {
 			x.estOut += int64(x.Count(txt))
@@ -161,7 +145,9 @@ func (x *exchange) relaySame(w streamWriter) {
 // terminal event.
 func (x *exchange) streamFailure(readErr error) codec.Error {
 	e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgTruncated}
-	if readErr != nil {
+	if readErr == errMalformedEvent {
+		e.Message = msgMalformed
+	} else if readErr != nil {
 		e.Message = msgReadFailed
 		if status, _ := x.callError(readErr); status == fasthttp.StatusGatewayTimeout {
 			e.Status, e.Kind, e.Message = status, codec.ErrTimeout, msgIdle
@@ -197,11 +183,14 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 			n, err = 0, errPanic
 		}
 	}()
+	x.extendWrite() // fasthttp writes what this returns to the client next
+	if x.relayBody != nil {
+		return x.readRelayed(b)
+	}
 	r := x.upStream()
 	if r == nil {
 		return 0, io.EOF
 	}
-	x.extendWrite() // fasthttp writes what this returns to the client next
 	n, err = r.Read(b)
 	x.bodyTail.write(b[:n])
 	x.bytesOut += int64(n)
