@@ -154,9 +154,15 @@ func hasControl(b []byte) bool {
 // the upstream's own error status for an error that is not JSON), and
 // bufferRelayBody returns false.
 func (x *exchange) bufferRelayBody() bool {
+	x.watch.start(x) // the body may drip: a departed client ends the read
 	b, err := x.readRelayBody()
+	x.watch.stop()
 	if err != nil {
 		pool.Put(b)
+		if errors.Is(err, errClientGone) {
+			x.clientGone()
+			return false
+		}
 		x.result = resultUpstreamFailed
 		x.upErr = err
 		x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadGateway, "cannot read the upstream response")
