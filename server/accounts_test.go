@@ -791,3 +791,28 @@ func TestTwoInstancesShareRedisRefreshOnce(t *testing.T) {
 	}
 	rig.check()
 }
+
+func TestAccountsReloadPicksUpNewLogins(t *testing.T) {
+	rig := newAccountRig(t, accounts.TypeClaude, "a1")
+	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n")
+	rig.srv.accts.Disable("a1", "banned for the test")
+	if status, body := rig.claude(claudeCodeBody); status == 200 {
+		t.Fatalf("a disabled account served: %s %v\n%s", body, rig.seen, rig.logs.String())
+	}
+	// A new login appears; the operator reloads.
+	at, rt := rig.stub.Issue()
+	accounts.NewDir(rig.dir).Save(&accounts.Account{Name: "a2", Type: accounts.TypeClaude, AccessToken: at, RefreshToken: rt, Expiry: rig.clk.Now().Add(7 * time.Hour)})
+	if err := rig.srv.Reload(rig.srv.Config()); err != nil {
+		t.Fatal(err)
+	}
+	rig.seen = nil
+	if status, body := rig.claude(claudeCodeBody); status != 200 || strings.Join(rig.seen, ",") != "a2" {
+		t.Fatalf("after reload: status %d body %s seen %v", status, body, rig.seen)
+	}
+	if _, ok := rig.srv.accts.Account("a1"); !ok {
+		t.Fatal("the manager lost a1's state over the reload")
+	}
+	if a, _ := accounts.NewDir(rig.dir).Load("a1"); !a.Disabled {
+		t.Fatal("a1's disabled state was lost")
+	}
+}

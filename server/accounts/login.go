@@ -143,7 +143,12 @@ func (l *Login) Callback(ctx context.Context, ln net.Listener) (string, error) {
 		}
 	})}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// Let the page that delivered the code be answered first.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}()
 	select {
 	case c := <-got:
 		return c, nil

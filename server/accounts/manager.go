@@ -491,10 +491,10 @@ func (m *Manager) Disable(name, reason string) {
 	}
 	reason = clip(reason)
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.acct != nil {
 		e.acct.Disabled, e.acct.DisabledReason = true, reason
 	}
-	e.mu.Unlock()
 	m.o.Log.Printf("accounts: %s disabled by the provider: %s", name, reason)
 	if err := m.dir.Patch(name, map[string]any{"disabled": true, "disabled_reason": reason}); err != nil {
 		m.o.Log.Printf("accounts: %v", err)
@@ -512,14 +512,14 @@ func clip(s string) string {
 // disabled) again: after a new `slipstream login` or the operator
 // clearing `disabled`, it is used again without a restart.
 func (m *Manager) reconsider(e *entry) {
+	e.mu.Lock() // Disable and a refused refresh write the file under it
+	defer e.mu.Unlock()
 	a, err := m.dir.Load(e.name)
 	if err != nil || a.NeedsLogin || a.Disabled {
 		return
 	}
-	e.mu.Lock()
 	e.adopt(a)
 	e.retryAt.Store(0)
-	e.mu.Unlock()
 	m.o.Log.Printf("accounts: %s is usable again (its file was updated)", e.name)
 }
 
