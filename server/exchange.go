@@ -172,7 +172,7 @@ func (x *exchange) release() {
 	x.model, x.modelVal, x.geminiModel, x.upModel = nil, nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}
 	x.status, x.result, x.upErr, x.streamKind = 0, resultOK, nil, streamNone
-	x.conn, x.goneCh, x.left = nil, nil, false
+	x.conn, x.goneCh, x.left, x.lastWrite = nil, nil, false, time.Time{}
 	x.head = trimScratch(x.head)
 	x.tok = nil
 	x.usage, x.sameTail, x.estOut, x.ttft, x.bytesOut = codec.Usage{}, nil, 0, time.Time{}, 0

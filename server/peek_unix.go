@@ -7,7 +7,9 @@ import "syscall"
 // peerGone reports whether the peer of a socket has closed or reset it,
 // without consuming anything: a peek that finds the end of the stream (or
 // an error other than "nothing to read yet") means the client is gone;
-// pending bytes (a pipelined request) mean it is still there.
+// pending bytes (a pipelined request) mean it is still there. Under TLS a
+// client that closes with a close_notify alert leaves that alert pending,
+// so it is seen only at the next write; a reset or a bare close is seen.
 func peerGone(rc syscall.RawConn) bool {
 	var buf [1]byte
 	gone := false

@@ -57,19 +57,27 @@ func rawConn(c net.Conn) syscall.RawConn {
 // a write that makes no progress for that long fails (fasthttp's write of
 // the stream, or ours), which ends the response and closes the upstream.
 // It is called before each write, so a stream that writes is never cut,
-// however long it runs.
+// however long it runs. The deadline moves only once a quarter of the
+// timeout has passed (moving it costs a runtime timer update), so it is
+// always at least three quarters of the timeout ahead.
 func (x *exchange) extendWrite() {
-	if x.conn == nil || x.s.cfg.Timeouts.Write <= 0 {
+	w := x.s.cfg.Timeouts.Write.D()
+	if x.conn == nil || w <= 0 {
 		return
 	}
-	x.lastWrite = time.Now()
-	_ = x.conn.SetWriteDeadline(x.lastWrite.Add(x.s.cfg.Timeouts.Write.D()))
+	now := time.Now()
+	if now.Sub(x.lastWrite) < w/4 {
+		return
+	}
+	x.lastWrite = now
+	_ = x.conn.SetWriteDeadline(now.Add(w))
 }
 
 // writeFailed records why a write to the client failed: it ran into
-// timeouts.write, or the client went away.
+// timeouts.write (the deadline is at most a timeout after the last move),
+// or the client went away.
 func (x *exchange) writeFailed() {
-	if w := x.s.cfg.Timeouts.Write.D(); x.conn != nil && w > 0 && time.Since(x.lastWrite) >= w && x.result == resultOK {
+	if w := x.s.cfg.Timeouts.Write.D(); x.conn != nil && w > 0 && time.Since(x.lastWrite) >= w*3/4 && x.result == resultOK {
 		x.result = resultWriteTimeout
 	}
 	x.clientGone()
