@@ -102,8 +102,6 @@ func (m *Manager) Observe(name string, s Signal) (until time.Time, banned bool) 
 			return until, false // the caller rests the (account, model) pair
 		}
 		if until.After(now) {
-			e.coolUntil.Store(until.UnixNano())
-			e.probeUntil.Store(0)
 			m.Cool(name, until, s.Reason)
 			return until, false
 		}
@@ -125,8 +123,9 @@ func (m *Manager) Succeeded(name string) {
 }
 
 func (m *Manager) clearCooling(e *entry) {
-	e.coolUntil.Store(0)
-	e.probeUntil.Store(0)
+	if e.coolUntil.Swap(0) == 0 {
+		return // another answer cleared it
+	}
 	m.o.Log.Printf("accounts: %s is back (its quota window has room)", e.name)
 	m.Cool(e.name, time.Time{}, "")
 }

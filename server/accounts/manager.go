@@ -471,12 +471,22 @@ func (m *Manager) Cool(name string, until time.Time, reason string) {
 	if e == nil {
 		return
 	}
-	e.mu.Lock()
+	e.mu.Lock() // a refresh reading the file meanwhile must see the rest
+	defer e.mu.Unlock()
 	if e.acct != nil {
 		e.acct.CoolingUntil, e.acct.CoolingReason = until, reason
 	}
-	e.mu.Unlock()
-	if err := m.dir.Patch(name, map[string]any{"cooling_until": timeField(until), "cooling_reason": reason}); err != nil {
+	if until.IsZero() {
+		e.coolUntil.Store(0)
+	} else {
+		e.coolUntil.Store(until.UnixNano())
+	}
+	e.probeUntil.Store(0)
+	var r any = reason
+	if reason == "" {
+		r = nil
+	}
+	if err := m.dir.Patch(name, map[string]any{"cooling_until": timeField(until), "cooling_reason": r}); err != nil {
 		m.o.Log.Printf("accounts: %v", err)
 	}
 }
