@@ -441,3 +441,17 @@ func (x *exchange) recordAccount() {
 		x.s.metrics.AccountTokens(name, x.usage.Input, x.usage.Output)
 	}
 }
+
+// writeNoAccount answers 503 when the target is an account provider none
+// of whose accounts can be used at all (none matched, or each needs a
+// login or is disabled): no wait would help, the operator must act.
+func (x *exchange) writeNoAccount() bool {
+	p := x.target.Provider
+	if !p.IsAccount() {
+		return false
+	}
+	x.result = resultUpstreamFailed
+	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusServiceUnavailable, "provider "+p.Name+" has no usable account: each needs a new login (slipstream login "+
+		config.AccountType(p.Kind)+"), is disabled, or none matched its accounts patterns (slipstream accounts shows their state)")
+	return true
+}

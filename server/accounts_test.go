@@ -796,8 +796,8 @@ func TestAccountsReloadPicksUpNewLogins(t *testing.T) {
 	rig := newAccountRig(t, accounts.TypeClaude, "a1")
 	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n")
 	rig.srv.accts.Disable("a1", "banned for the test")
-	if status, body := rig.claude(claudeCodeBody); status == 200 {
-		t.Fatalf("a disabled account served: %s %v\n%s", body, rig.seen, rig.logs.String())
+	if status, body := rig.claude(claudeCodeBody); status != 503 || !strings.Contains(body, "no usable account") {
+		t.Fatalf("a disabled account: status %d body %s", status, body)
 	}
 	// A new login appears; the operator reloads.
 	at, rt := rig.stub.Issue()

@@ -152,6 +152,9 @@ func (x *exchange) nextTarget() bool {
 // writeAllCooling answers 429 when every candidate rests, with
 // Retry-After rounded up to whole seconds.
 func (x *exchange) writeAllCooling(wait int64) {
+	if wait <= 0 && x.writeNoAccount() {
+		return
+	}
 	setRetryAfter(x.ctx, wait)
 	x.result = resultUpstreamFailed
 	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusTooManyRequests, "every credential for model "+clipString(x.model)+" is resting after upstream failures; retry later")
