@@ -816,3 +816,27 @@ func TestAccountsReloadPicksUpNewLogins(t *testing.T) {
 		t.Fatal("a1's disabled state was lost")
 	}
 }
+
+func TestRefusedByAccountFallsToKeyProvider(t *testing.T) {
+	// A Claude account first, an Anthropic API key beside it: Claude Code
+	// goes to the account, another client to the key provider (not a
+	// 403), and nothing is disguised on the way.
+	rig := newAccountRig(t, accounts.TypeClaude, "max1")
+	rc := &recorder{reply: claudeAnswer}
+	keyUp := newUpstream(t, rc)
+	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n  - name: api\n    kind: anthropic\n    base_url: "+keyUp.URL+"\n    keys: [sk-ant-api-key]\n    models: [\"*\"]\n")
+	if status, body := rig.post("/v1/messages", claudeCodeBody, "User-Agent", "python-httpx/0.27"); status != 200 {
+		t.Fatalf("another client: status %d body %s", status, body)
+	}
+	_, _, h := rc.last()
+	if h == nil || h.Get("X-Api-Key") != "sk-ant-api-key" || h.Get("Authorization") != "" || h.Get("User-Agent") != "python-httpx/0.27" {
+		t.Fatalf("the key provider got %v", h)
+	}
+	if rig.calls.Load() != 0 {
+		t.Fatal("the account upstream was called for another client")
+	}
+	if status, _ := rig.claude(claudeCodeBody); status != 200 || strings.Join(rig.seen, ",") != "max1" {
+		t.Fatalf("Claude Code: status %d seen %v", status, rig.seen)
+	}
+	rig.check()
+}

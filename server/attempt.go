@@ -434,8 +434,8 @@ func retryAfter(v []byte, now time.Time) (time.Duration, bool) {
 // forward sends the request to x.target, same dialect or translated, with
 // failover (see attempts). It reports whether x was handed off.
 func (s *Server) forward(x *exchange) bool {
-	if status, msg := x.buildAttempt(); status != 0 {
-		s.writeError(x.ctx, x.rt.dialect, status, msg)
+	if status, msg := x.buildAttempt(); status != 0 && !x.advance(s.now().UnixNano()) {
+		s.writeError(x.ctx, x.rt.dialect, status, msg) // and no other candidate takes the request
 		return false
 	}
 	if x.stream && s.keepalive() > 0 {
