@@ -206,6 +206,7 @@ func (x *exchange) buildRequest() (status int, msg string) {
 	}
 	x.ts = translate.AcquireStream(d, up, &x.req, x.stream)
 	x.ts.SetEstimate(x)
+	x.ts.SetErrorPrefix(x.providerPrefix())
 	x.translated = true
 	return 0, ""
 }

@@ -27,7 +27,9 @@ func (s *Server) writeErrorValue(ctx *fasthttp.RequestCtx, d codec.Dialect, e *c
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.Status)
 	ctx.SetContentType("application/json")
-	if e.Status == fasthttp.StatusTooManyRequests && len(ctx.Response.Header.Peek("Retry-After")) == 0 {
+	// A client may retry a 429 or a 503 (a full upstream pool, a provider
+	// that is down): say when, unless the upstream said it.
+	if (e.Status == fasthttp.StatusTooManyRequests || e.Status == fasthttp.StatusServiceUnavailable) && len(ctx.Response.Header.Peek("Retry-After")) == 0 {
 		ctx.Response.Header.Set("Retry-After", "1")
 	}
 	w := ctx.Response.BodyWriter()

@@ -60,6 +60,10 @@ type exchange struct {
 	relayBody *pool.Buffer
 	relayOff  int
 
+	// errPrefix is "provider NAME: " of the current target, and msgBuf a
+	// message built with it (named.go).
+	errPrefix, msgBuf []byte
+
 	try        attemptState // credentials and candidates tried (attempt.go)
 	decoded    bool         // x.req holds the client's request
 	translated bool         // the upstream speaks another dialect

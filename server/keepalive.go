@@ -129,7 +129,7 @@ func (x *exchange) relayAfterPings(w streamWriter, err error) {
 			x.relayTranslatedBody(w)
 		default:
 			x.result = resultUpstreamFailed
-			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgNotStream}
+			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgNotStream)}
 			x.writeInBandError(w, &e)
 		}
 		return

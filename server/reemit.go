@@ -165,7 +165,7 @@ func (x *exchange) bufferRelayBody() bool {
 		}
 		x.result = resultUpstreamFailed
 		x.upErr = err
-		x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadGateway, "cannot read the upstream response")
+		x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadGateway, "provider "+x.target.Provider.Name+": cannot read the upstream response")
 		return false
 	}
 	if !x.validRelayBody(b.B) {

@@ -153,6 +153,7 @@ func (x *exchange) streamFailure(readErr error) codec.Error {
 			e.Status, e.Kind, e.Message = status, codec.ErrTimeout, msgIdle
 		}
 	}
+	e.Message = x.named(e.Message)
 	return e
 }
 

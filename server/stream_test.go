@@ -175,11 +175,11 @@ func TestTruncatedStreamGetsErrorEvent(t *testing.T) {
 	}
 	f("/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`,
 		fmt.Sprintf(anthEvent, 1),
-		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"upstream stream ended before its terminal event\"}}\n\n")
+		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"provider anth: upstream stream ended before its terminal event\"}}\n\n")
 	f("/v1/chat/completions", `{"model":"gpt-4o","messages":[],"stream":true}`,
 		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n",
-		"data: {\"error\":{\"message\":\"upstream stream ended before its terminal event\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
+		"data: {\"error\":{\"message\":\"provider chat: upstream stream ended before its terminal event\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n")
 	f("/v1/responses", `{"model":"gpt-5","input":"x","stream":true}`,
 		"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_9\"}}\n\n",
-		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_9\",\"object\":\"response\",\"created_at\":1767225600,\"model\":\"gpt-5\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"upstream stream ended before its terminal event\"},\"output\":[],\"usage\":null}}\n\n")
+		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_9\",\"object\":\"response\",\"created_at\":1767225600,\"model\":\"gpt-5\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"provider resp: upstream stream ended before its terminal event\"},\"output\":[],\"usage\":null}}\n\n")
 }

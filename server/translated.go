@@ -65,14 +65,14 @@ func (x *exchange) respondTranslatedBody() {
 	x.watch.stop()
 	if err != nil {
 		x.result = resultUpstreamFailed
-		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "cannot read the upstream response")
+		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "provider "+x.target.Provider.Name+": cannot read the upstream response")
 		return
 	}
 	out := pool.Get(len(body) + 1024)
 	out.B, err = x.ts.AppendBody(out.B[:0], body)
 	if err != nil {
 		x.result = resultUpstreamFailed
-		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "the upstream response is malformed: "+err.Error())
+		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "provider "+x.target.Provider.Name+": the upstream response is malformed: "+err.Error())
 	} else if e := x.ts.Failure(); e != nil {
 		// The body decoded to an error (an error object, or a body cut
 		// before its end): an error status, not a 200 carrying it.
@@ -102,7 +102,7 @@ func (x *exchange) relayTranslatedBody(w streamWriter) {
 	}
 	if err != nil {
 		x.result = resultUpstreamFailed
-		e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgMalformed}
+		e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgMalformed)}
 		out.B = x.ts.AppendError(out.B[:0], &e)
 	}
 	x.flushOut(w, out.B)
@@ -133,7 +133,7 @@ func (x *exchange) relayTranslated(w streamWriter) {
 		}
 		x.out, err = x.ts.AppendEvent(x.out[:0], ev.Name, ev.Data)
 		if err != nil {
-			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgMalformed}
+			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgMalformed)}
 			x.out = x.ts.AppendError(x.out, &e)
 			readErr = err
 		}

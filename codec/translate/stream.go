@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"sync"
 
 	"slipstream/codec"
@@ -46,6 +47,9 @@ type Stream struct {
 	// hasFailure is set; its Message is a view into the upstream input.
 	failure    codec.Error
 	hasFailure bool
+	// prefix starts every error message the Stream writes (SetErrorPrefix);
+	// msg holds a prefixed message.
+	prefix, msg []byte
 
 	estimate Estimator // nil: no usage fill-in
 	output   int64
@@ -125,6 +129,10 @@ func (s *Stream) reset() {
 	s.usage = codec.Usage{}
 	s.failed = false
 	s.failure, s.hasFailure = codec.Error{}, false
+	s.prefix = nil
+	if cap(s.msg) > 64<<10 {
+		s.msg = nil
+	}
 	s.estimate, s.output = nil, 0
 	s.tagged, s.tagBlock = false, 0
 	if cap(s.tagBuf) > 64<<10 {
@@ -177,6 +185,22 @@ func (s *Stream) AppendBody(dst []byte, body []byte) ([]byte, error) {
 	return s.emit(dst), nil
 }
 
+// SetErrorPrefix makes every error the Stream writes (the upstream's own,
+// the decoder's for a cut input, the one AppendEnd writes for a
+// truncation, the ones passed to AppendError) start with prefix, e.g.
+// "provider NAME: ", unless its message already does, so that the client
+// can tell which upstream failed. prefix is borrowed until ReleaseStream.
+func (s *Stream) SetErrorPrefix(prefix []byte) { s.prefix = prefix }
+
+// name prefixes e's message, in s.msg.
+func (s *Stream) name(e *codec.Error) {
+	if len(s.prefix) == 0 || bytes.HasPrefix(e.Message, s.prefix) {
+		return
+	}
+	s.msg = append(append(s.msg[:0], s.prefix...), e.Message...)
+	e.Message = s.msg
+}
+
 // Failure returns the error that the upstream's input decoded to (an
 // error object, or a body or stream that ended before its end), or nil.
 // A non-streamed reply must carry it as an error status, not as a 200
@@ -220,6 +244,9 @@ func (s *Stream) AppendError(dst []byte, e *codec.Error) []byte {
 
 // appendEv writes one event the Stream made itself.
 func (s *Stream) appendEv(dst []byte, ev *codec.Event) []byte {
+	if ev.Kind == codec.EventError {
+		s.name(&ev.Err)
+	}
 	if s.enc == nil {
 		s.failed = true
 		return appendFallbackError(dst, &ev.Err)
@@ -253,6 +280,9 @@ func (s *Stream) emitEvents(dst []byte, evs []codec.Event) []byte {
 		ev := &evs[i]
 		if ev.Kind == codec.EventSignature || ev.Kind == codec.EventRedacted {
 			s.tagToken(ev)
+		}
+		if ev.Kind == codec.EventError {
+			s.name(&ev.Err)
 		}
 		s.observe(ev)
 		if ev.Kind == codec.EventEnd && s.estimate != nil && !s.usage.Known {

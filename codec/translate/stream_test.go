@@ -254,3 +254,30 @@ func TestBodyFailure(t *testing.T) {
 	f(codec.DialectAnthropic, `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`, true)
 	f(codec.DialectAnthropic, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`, false)
 }
+
+// TestStreamErrorPrefix: with SetErrorPrefix every error the Stream writes
+// starts with the prefix once: its own truncation error, the decoder's,
+// and one passed in, named already or not.
+func TestStreamErrorPrefix(t *testing.T) {
+	f := func(events string, appendErr string, want string) {
+		t.Helper()
+		s := fakeStream(false)
+		s.SetErrorPrefix([]byte("provider p: "))
+		var out []byte
+		for _, ev := range splitEvents(events) {
+			out, _ = s.AppendEvent(out, []byte(ev[0]), []byte(ev[1]))
+		}
+		if appendErr != "" {
+			e := codec.Error{Status: 502, Message: []byte(appendErr)}
+			out = s.AppendError(out, &e)
+		}
+		out = s.AppendEnd(out)
+		if string(out) != want {
+			t.Errorf("%q + %q:\n got %s\nwant %s", events, appendErr, out, want)
+		}
+	}
+	f("start text=hel", "", "start;text:hel;error:provider p: upstream stream ended before its terminal event;")
+	f("start error=boom", "", "start;error:provider p: boom;")
+	f("start", "reset", "start;error:provider p: reset;")
+	f("start", "provider p: reset", "start;error:provider p: reset;")
+}
