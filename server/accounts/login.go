@@ -186,6 +186,9 @@ func finish(ctx context.Context, f *Flow, c *http.Client, name, code, verifier, 
 		a.Expiry = now.Add(time.Duration(tr.ExpiresIn) * time.Second)
 	}
 	a.Email = tr.Account.Email
+	if a.Email == "" && f.Type == TypeClaude {
+		a.Email = claudeEmail(ctx, f, c, a.AccessToken)
+	}
 	if tr.IDToken != "" && f.Type == TypeCodex {
 		if cl, err := ParseCodexIDToken(tr.IDToken); err == nil {
 			a.Email, a.AccountID, a.Plan = cl.Email, cl.AccountID, cl.Plan
@@ -383,4 +386,27 @@ func PollDevice(ctx context.Context, f *Flow, c *http.Client, d *DeviceCode, nam
 		case <-time.After(max(d.Interval, 10*time.Millisecond)):
 		}
 	}
+}
+
+// claudeEmail asks Claude's OAuth profile endpoint for the account's
+// email when the token answer left it out. "" when unknown.
+func claudeEmail(ctx context.Context, f *Flow, c *http.Client, tok string) string {
+	if f.ProfileURL == "" {
+		return ""
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.ProfileURL, nil)
+	if err != nil {
+		return ""
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Anthropic-Beta", "oauth-2025-04-20")
+	var v struct {
+		Account struct {
+			Email string `json:"email"`
+		} `json:"account"`
+	}
+	if doJSON(c, req, &v) != nil {
+		return ""
+	}
+	return v.Account.Email
 }

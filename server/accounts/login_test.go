@@ -102,6 +102,7 @@ func TestLoginPastedRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stub.NoEmail = true // the email comes from the profile endpoint
 	// Claude's page shows "code#state": that form is accepted too.
 	if c2, err := l.ParseRedirect(code + "#" + l.State); err != nil || c2 != code {
 		t.Fatalf("code#state: %v", err)
@@ -122,7 +123,7 @@ func TestLoginStateMismatchRejected(t *testing.T) {
 	if _, err := l.ParseRedirect(f.RedirectURI + "?code=abc&state=forged"); !errors.Is(err, ErrStateMismatch) {
 		t.Fatalf("err = %v, want ErrStateMismatch", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { _, err := l.Callback(ctx, ln); done <- err }()

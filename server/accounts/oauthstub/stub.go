@@ -52,6 +52,9 @@ type Stub struct {
 	// DeviceRedirect is the redirect URI device-flow codes are issued
 	// for. Default RedirectURI.
 	DeviceRedirect string
+	// NoEmail leaves the account object out of Claude token answers (the
+	// email then comes from the profile endpoint).
+	NoEmail bool
 	// AccountID and Plan go into Codex id_tokens.
 	AccountID, Plan, Email string
 
@@ -288,10 +291,10 @@ func (s *Stub) issue(w http.ResponseWriter, withRefresh bool) {
 		out["refresh_token"] = rt
 	}
 	s.mu.Unlock()
-	if s.JSON {
+	if s.JSON && !s.NoEmail {
 		out["account"] = map[string]string{"uuid": "u-1", "email_address": s.Email}
 		out["organization"] = map[string]string{"uuid": "o-1", "name": "org"}
-	} else {
+	} else if !s.JSON {
 		claims, _ := json.Marshal(map[string]any{"email": s.Email,
 			"https://api.openai.com/auth": map[string]string{"chatgpt_account_id": s.AccountID, "chatgpt_plan_type": s.Plan}})
 		out["id_token"] = "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString(claims) + "."
