@@ -129,8 +129,10 @@ func TestClaudeCodeThroughClaudeAccount(t *testing.T) {
 	g := newAccountGuard(t, oauth, s, func(r *http.Request, body []byte) []string {
 		var bad []string
 		beta := r.Header.Get("Anthropic-Beta")
-		if !strings.Contains(beta, "oauth-2025-04-20") {
-			bad = append(bad, "anthropic-beta lacks oauth-2025-04-20: "+beta)
+		// Claude Code's own list (it starts with claude-code-20250219),
+		// with the flag OAuth tokens need added.
+		if !strings.HasPrefix(beta, "claude-code-20250219") || !strings.Contains(beta, "oauth-2025-04-20") {
+			bad = append(bad, "anthropic-beta is not Claude Code's list plus oauth-2025-04-20: "+beta)
 		}
 		if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "claude-cli/") {
 			bad = append(bad, "user-agent is not Claude Code's own: "+ua)
