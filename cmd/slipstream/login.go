@@ -30,6 +30,10 @@ func loginFlags(fs *flag.FlagSet) {
 	fs.String("redirect-uri", "", "override the loopback redirect `URI` the provider sends the browser to")
 	fs.String("device-url", "", "override the device user-code `URL` (codex)")
 	fs.String("device-token-url", "", "override the device token `URL` (codex)")
+	fs.String("device-verify-url", "", "override the device verification page `URL` shown to the user (codex)")
+	fs.String("profile-url", "", "override Claude's OAuth profile `URL` (the account's email)")
+	fs.String("userinfo-url", "", "override Google's userinfo `URL` (the account's email)")
+	fs.String("code-assist-url", "", "override the Code Assist base `URL` (gemini, antigravity: project discovery)")
 }
 
 func accountsDirFlag(fs *flag.FlagSet) {
@@ -83,7 +87,8 @@ func runLogin(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	f := server.Flows(cfg)[typ]
 	f.Override(accounts.Endpoints{Authorize: str("authorize-url"), Token: str("token-url"), Redirect: str("redirect-uri"),
-		DeviceCode: str("device-url"), DeviceToken: str("device-token-url")})
+		DeviceCode: str("device-url"), DeviceToken: str("device-token-url"), DeviceVerify: str("device-verify-url"),
+		Profile: str("profile-url"), Userinfo: str("userinfo-url"), CodeAssist: str("code-assist-url")})
 	if f.ClientID == "" {
 		fmt.Fprintf(stderr, "slipstream login %s: no OAuth client id: set accounts.oauth.%s.client_id and client_secret (the %s CLI's installed-app client) or SLIPSTREAM_%s_CLIENT_ID/_SECRET\n", typ, typ, typ, strings.ToUpper(typ))
 		return 1
