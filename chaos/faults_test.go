@@ -197,18 +197,22 @@ func drip(d codec.Dialect, stream bool) Handler {
 	}
 }
 
-// flood sends a good reply's head, then text deltas of 64 KiB as fast as
-// the proxy takes them (a body: 20 MB), until the proxy leaves.
+// flood sends a good reply's head, then 23 KB text deltas as fast as the
+// proxy takes them (a body: 8 MB), until the proxy leaves.
 func flood(d codec.Dialect, stream bool) Handler {
 	return func(r *Request, c *Conn) bool {
 		if !stream {
-			words := []string{"alpha ", strings.Repeat("x", bigLine), " beta gamma"}
+			// More than the socket buffers hold, in ordinary text
+			// (slipstream counts its tokens).
+			words := []string{"alpha ", strings.Repeat("flood of ordinary text ", 8<<20/23), " beta gamma"}
 			return c.Reply(200, "application/json", ReplyBody(d, model, words)) == nil
 		}
-		evs := ReplyEvents(d, model, []string{strings.Repeat("x", 64<<10)})
+		evs := ReplyEvents(d, model, Words)
 		c.Head(200, "Content-Type", "text/event-stream", "Transfer-Encoding", "chunked")
 		c.Chunk(Stream(evs[:len(evs)/2]))
-		big := evs[len(evs)/2]
+		// Ordinary text (counted cheaply), no finishReason: every event
+		// makes slipstream write to the client.
+		big := textDelta(d, strings.Repeat("flood of ordinary text ", 1000))
 		deadline := time.Now().Add(20 * time.Second)
 		for time.Now().Before(deadline) {
 			if c.Chunk(big) != nil {
@@ -262,8 +266,12 @@ func slowTail(d codec.Dialect, stream bool) Handler {
 }
 
 // deltaEvent is one mid-stream text delta event of dialect d.
-func deltaEvent(d codec.Dialect) []byte {
-	evs := ReplyEvents(d, model, []string{"more "})
+func deltaEvent(d codec.Dialect) []byte { return textDelta(d, "more ") }
+
+// textDelta is a mid-stream text delta event of dialect d carrying text
+// (for Gemini, without a finishReason).
+func textDelta(d codec.Dialect, text string) []byte {
+	evs := ReplyEvents(d, model, []string{text, "x"})
 	switch d {
 	case codec.DialectChat:
 		return evs[1]
@@ -272,8 +280,7 @@ func deltaEvent(d codec.Dialect) []byte {
 	case codec.DialectAnthropic:
 		return evs[2]
 	}
-	// A Gemini delta without finishReason.
-	return ReplyEvents(d, model, []string{"more ", "x"})[0]
+	return evs[0]
 }
 
 // refusedURL returns the URL of a loopback port nobody listens on.
