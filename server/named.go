@@ -1,15 +1,23 @@
 package server
 
+import (
+	"slipstream/codec"
+	"slipstream/pool"
+)
+
 // Every error slipstream writes for a failed upstream answer names the
 // provider, so that a client (and whoever reads its logs) can tell which
 // upstream failed when several serve one model: "provider NAME: ...".
 // The buffers live in the exchange, so naming costs no allocation.
 
 // providerPrefix returns "provider NAME: " for x's current target, in
-// x.errPrefix: valid until the exchange is released or its target
-// changes.
+// x.errPrefix, escaped as JSON string content (error messages are; a
+// provider's name is the operator's free text): valid until the exchange
+// is released or its target changes.
 func (x *exchange) providerPrefix() []byte {
-	x.errPrefix = append(append(append(x.errPrefix[:0], "provider "...), x.target.Provider.Name...), ": "...)
+	x.errPrefix = append(x.errPrefix[:0], "provider "...)
+	x.errPrefix = codec.AppendEscaped(x.errPrefix, pool.S2B(x.target.Provider.Name))
+	x.errPrefix = append(x.errPrefix, ": "...)
 	return x.errPrefix
 }
 

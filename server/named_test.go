@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"slipstream/codec/anthropic"
 )
 
 // TestUpstreamFailuresNameTheProvider: every error slipstream writes for a
@@ -93,5 +95,17 @@ func TestPoolFull503HasRetryAfter(t *testing.T) {
 	status, hdr, got := post(t, base+"/v1/chat/completions", body)
 	if status != 503 || hdr.Get("Retry-After") == "" {
 		t.Fatalf("status %d, Retry-After %q: %s", status, hdr.Get("Retry-After"), got)
+	}
+}
+
+// TestProviderNameEscapedInErrors: a provider name is free text; in an
+// error message it is escaped, so the error stays valid JSON.
+func TestProviderNameEscapedInErrors(t *testing.T) {
+	up := cutUpstream(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n", anthStart)
+	yml := strings.Replace(strings.Replace(upConfig, "{name: anth,", `{name: "an\"th\\",`, 1), "sonnet: anth/", "sonnet: chat/", 1)
+	base, _ := startServer(t, yml, up)
+	_, _, got := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`)
+	if err := anthropic.CheckStream(got); err != nil || !strings.Contains(string(got), `provider an\"th\\: `) {
+		t.Fatalf("%v: %q", err, got)
 	}
 }
