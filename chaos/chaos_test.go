@@ -40,6 +40,9 @@ type fault struct {
 	// whole reply.
 	client func(e *env) *Reply
 	want   want
+	// status, when set, is the status a failed non-streamed reply must
+	// have (a stream may have started with 200 and failed in band).
+	status int
 	// settle bounds the wait for upstream connections and the admission
 	// slot to come back; default 3s.
 	settle time.Duration
@@ -52,7 +55,7 @@ type fault struct {
 // same-dialect and translated, streamed and not.
 var faults = []fault{
 	{name: "ok", up: good, want: wantSuccess},
-	{name: "refused", refuse: true, want: wantFailure},
+	{name: "refused", refuse: true, want: wantFailure, status: 502},
 	{name: "reset_mid_body", up: reset, want: wantFailure, cutOK: true},
 	{name: "truncated", up: truncated, want: wantFailure, cutOK: true},
 	{name: "close_delimited_cut", up: closeDelimited, want: wantFailure},
@@ -60,7 +63,9 @@ var faults = []fault{
 	{name: "line_20MB", up: hugeLine, want: wantEither, big: true},
 	{name: "gzip", up: gzipped, want: wantSuccess},
 	{name: "html_500", up: html500, want: wantFailure},
-	{name: "never_answers", up: silent, timeouts: map[string]string{"first_byte": "500ms"}, want: wantFailure},
+	{name: "never_answers", up: silent, timeouts: map[string]string{"first_byte": "500ms"}, want: wantFailure, status: 504},
+	{name: "stalls_mid_body", up: stall, want: wantFailure, cutOK: true},
+	{name: "rate_limited", up: rateLimited, want: wantFailure, status: 429},
 	{name: "idle_close_1s", up: good, idle: time.Second, client: twoRequests(1100 * time.Millisecond), want: wantSuccess},
 	{name: "restart", up: good, client: restartBetween, want: wantSuccess},
 	// Client faults. first_byte is long so that only noticing the client
@@ -241,6 +246,9 @@ func runCase(t *testing.T, c *chaosCase) {
 			t.Errorf("fake success: status %d, %q", r.Status, clipEnd(r.Body))
 		case !ok && c.want == wantSuccess:
 			t.Errorf("failed: status %d %v, %q", r.Status, r.ReadErr, clipEnd(r.Body))
+		}
+		if c.status != 0 && !c.stream && err == nil && !ok && r.Status != c.status {
+			t.Errorf("status %d, want %d: %q", r.Status, c.status, clip(r.Body))
 		}
 		if r.DoErr == nil && strings.Contains(string(r.Body), providerKey) {
 			t.Errorf("the provider key reached the client")

@@ -8,8 +8,9 @@
 // (Reply), the client's request of each dialect (ClientRequest), and the
 // checks that a client's reply is a well-formed success or error in its
 // dialect (CheckReply). The suite is in the _test.go files: a table of
-// upstream faults (refused, reset, truncated, garbage, a 20 MB line, gzip,
-// HTML 500, silence, idle close, restart) and client faults (hang-ups in
+// upstream faults (refused, reset, truncated, cut, garbage, a 20 MB line,
+// gzip, HTML 500, 429, a stall mid-body, silence, idle close, restart) and
+// client faults (hang-ups in
 // each phase, a client that stops reading), crossed with same-dialect and
 // translated routes, streamed and not, for the four client dialects. Each
 // case also checks that upstream connections, admission slots, goroutines

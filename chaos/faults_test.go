@@ -160,6 +160,38 @@ func html500(d codec.Dialect, stream bool) Handler {
 	}
 }
 
+// stall starts a good reply and goes silent halfway, until the proxy
+// leaves (timeouts.idle must end it).
+func stall(d codec.Dialect, stream bool) Handler {
+	return func(r *Request, c *Conn) bool {
+		full := ReplyBody(d, model, Words)
+		if stream {
+			full = Stream(ReplyEvents(d, model, Words))
+			c.Head(200, "Content-Type", "text/event-stream", "Transfer-Encoding", "chunked")
+			c.Chunk(firstHalf(d, stream))
+		} else {
+			c.Head(200, "Content-Type", "application/json", "Content-Length", itoa(len(full)))
+			c.Write(firstHalf(d, stream))
+		}
+		c.WaitGone(20 * time.Second)
+		return false
+	}
+}
+
+// rateLimited answers 429 with Retry-After and the dialect's error object.
+func rateLimited(d codec.Dialect, stream bool) Handler {
+	return func(r *Request, c *Conn) bool {
+		body := `{"error":{"message":"rate limited","type":"rate_limit_error","param":null,"code":null}}`
+		switch d {
+		case codec.DialectAnthropic:
+			body = `{"type":"error","error":{"type":"rate_limit_error","message":"rate limited"}}`
+		case codec.DialectGemini:
+			body = `{"error":{"code":429,"message":"rate limited","status":"RESOURCE_EXHAUSTED"}}`
+		}
+		return c.Reply(429, "application/json", []byte(body), "Retry-After", "1") == nil
+	}
+}
+
 // silent reads the request and never answers, until the proxy leaves.
 func silent(d codec.Dialect, stream bool) Handler {
 	return func(r *Request, c *Conn) bool {
