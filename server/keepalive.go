@@ -144,6 +144,7 @@ func (x *exchange) relayAfterPings(w streamWriter, err error) {
 		body, _ = x.readUpstreamBody(1 << 20)
 		e = translate.DecodeError(x.target.Provider.Dialect, body, x.upResp.StatusCode())
 		x.rewordCredentialError(&e)
+		x.nameUpstreamError(&e)
 	}
 	x.writeInBandError(w, &e)
 }

@@ -27,3 +27,13 @@ func (x *exchange) named(msg []byte) []byte {
 	x.msgBuf = append(append(x.msgBuf[:0], x.providerPrefix()...), msg...)
 	return x.msgBuf
 }
+
+// nameUpstreamError names the provider in the message of an upstream's
+// own 5xx (decoded from its error body) before it is rewritten into the
+// client's dialect. A 4xx is about the request and keeps its words (a
+// credential rejection is reworded apart).
+func (x *exchange) nameUpstreamError(e *codec.Error) {
+	if e.Status >= 500 {
+		e.Message = x.named(e.Message)
+	}
+}

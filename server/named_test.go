@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -108,4 +109,24 @@ func TestProviderNameEscapedInErrors(t *testing.T) {
 	if err := anthropic.CheckStream(got); err != nil || !strings.Contains(string(got), `provider an\"th\\: `) {
 		t.Fatalf("%v: %q", err, got)
 	}
+}
+
+// TestUpstream5xxNamesTheProvider: an upstream's own 5xx, rewritten into
+// another dialect's error (before the head, or in-band after keep-alive
+// pings), names the provider too.
+func TestUpstream5xxNamesTheProvider(t *testing.T) {
+	body := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+	head := "HTTP/1.1 529 Overloaded\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	f := func(keepalive, req string) {
+		t.Helper()
+		up := cutUpstream(t, head, body)
+		base, _ := startServer(t, strings.Replace(upConfig, "keepalive: 0s", "keepalive: "+keepalive, 1), up)
+		status, _, got := post(t, base+"/v1/chat/completions", req)
+		if !strings.Contains(string(got), "provider anth: Overloaded") {
+			t.Errorf("keepalive %s: status %d: %q", keepalive, status, got)
+		}
+	}
+	f("0s", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}]}`)
+	f("0s", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}],"stream":true}`)
+	f("1ms", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}],"stream":true}`)
 }

@@ -44,6 +44,7 @@ func (x *exchange) respondTranslated() bool {
 		body, _ := x.readUpstreamBody(1 << 20)
 		e := translate.DecodeError(x.target.Provider.Dialect, body, status)
 		x.rewordCredentialError(&e)
+		x.nameUpstreamError(&e)
 		copyRetryAfter(ctx, &x.upResp)
 		x.s.writeErrorValue(ctx, x.rt.dialect, &e)
 		return false
