@@ -150,7 +150,10 @@ const (
 )
 
 // answer is every stub upstream's handler: it answers r as the current
-// script says, in dialect d, streaming when r asked to.
+// script says, in dialect d, streaming when r asked to. Every answer
+// closes its connection, so no input meets a connection an earlier one
+// left in slipstream's pool: an input fails or passes the same way alone
+// and in a run (reused connections are the chaos suite's business).
 func (hs *harness) answer(d codec.Dialect, r *chaos.Request, c *chaos.Conn) bool {
 	hs.mu.Lock()
 	s := hs.cur
@@ -175,16 +178,18 @@ func (hs *harness) answer(d codec.Dialect, r *chaos.Request, c *chaos.Conn) bool
 	switch s.mode % numModes {
 	case modeError:
 		status := []int{400, 401, 403, 404, 429, 500, 503, 529}[int(s.chunks0())%8]
-		return c.Reply(status, "application/json", errorBody(d, status)) == nil
+		c.Reply(status, "application/json", errorBody(d, status), "Connection", "close")
+		return false
 	case modeHTML:
-		return c.Reply(502, "text/html", []byte("<html><body><h1>502 Bad Gateway</h1></body></html>")) == nil
+		c.Reply(502, "text/html", []byte("<html><body><h1>502 Bad Gateway</h1></body></html>"), "Connection", "close")
+		return false
 	case modeGarbage:
 		body = append(append(append([]byte{}, body[:cut]...), s.noise...), body[cut:]...)
 	case modeTruncated:
 		if stream {
 			body = body[:eventBoundary(body, cut)]
 		} else {
-			c.Head(200, "Content-Type", ct, "Content-Length", fmt.Sprint(len(body)))
+			c.Head(200, "Content-Type", ct, "Content-Length", fmt.Sprint(len(body)), "Connection", "close")
 			c.Write(body[:cut])
 			return false
 		}
@@ -198,10 +203,11 @@ func (hs *harness) answer(d codec.Dialect, r *chaos.Request, c *chaos.Conn) bool
 		writeChunked(c, body[:cut], s.chunks, false)
 		return false
 	}
-	if c.Head(200, "Content-Type", ct, "Transfer-Encoding", "chunked") != nil {
+	if c.Head(200, "Content-Type", ct, "Transfer-Encoding", "chunked", "Connection", "close") != nil {
 		return false
 	}
-	return writeChunked(c, body, s.chunks, true) == nil
+	writeChunked(c, body, s.chunks, true)
+	return false
 }
 
 func (s script) chunks0() byte {
