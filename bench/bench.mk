@@ -1,4 +1,4 @@
-# bench/bench.mk: benchmark targets (issue 5), included by the top Makefile.
+# bench/bench.mk: benchmark targets (docs/BENCHMARKS.md), included by the top Makefile.
 #
 # make bench  every workload once with short durations (about 5 minutes);
 #             writes bench/out/report.md and bench/out/report.json and

@@ -1,6 +1,6 @@
 // Package bench is slipstream's benchmark harness: a stub upstream for the
 // four dialects, a closed-loop load generator, an RSS/CPU sampler for
-// /proc, the workload mixes of issue 5, a minimal
+// /proc, the workload mixes of docs/BENCHMARKS.md, a minimal
 // net/http/httputil.ReverseProxy baseline and the report writer.
 //
 // Nothing here is imported by slipstream; slipstream is always measured as
@@ -13,7 +13,7 @@ import (
 )
 
 // Request bodies are generated, never copied from a product: the shapes
-// follow api-formats.md section G (what Claude Code and Codex CLI send),
+// follow what Claude Code and Codex CLI send,
 // the text is synthesized from a seeded PRNG so every run sends the same
 // bytes.
 

@@ -24,7 +24,7 @@ type ConfigLimits struct {
 	MaxBytesInFlight int64
 }
 
-// AppendConfig appends a slipstream config (issue 2 schema) listening on
+// AppendConfig appends a slipstream config (README, Configuration) listening on
 // listen with providers of kind anthropic, openai (chat), openai
 // (responses) and a translation target, all pointing at stubURL, and no
 // client keys (loopback).

@@ -8,7 +8,7 @@ import (
 // Dialect is one of the four client/upstream API dialects.
 type Dialect uint8
 
-// The dialects, in api-formats.md order.
+// The dialects: OpenAI Chat, OpenAI Responses, Anthropic, Gemini.
 const (
 	Chat        Dialect = iota // OpenAI Chat Completions
 	Responses                  // OpenAI Responses

@@ -24,7 +24,7 @@ const (
 // Fieldmix gates: the resting floor may not rise (last third of readings
 // vs first third) by more than 10% + 2 MB; the peak may not pass idle +
 // fmGCFactor x sessions x (2 MB x 1.05 + 64 KiB): each in-flight body once
-// plus the per-request heap budget of issue 4, doubled for GOGC=100. Idle
+// plus the per-request heap budget (server/budget_test.go), doubled for GOGC=100. Idle
 // is read after a count_tokens probe, so it already holds the tokenizer's
 // table.
 const (

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Issue 5 item 5: with GOMEMLIMIT=64MiB, a burst of 1 MB bodies at c=64
+// The memory promise under a limit: with GOMEMLIMIT=64MiB, a burst of 1 MB bodies at c=64
 // for 10 s is served (200) or refused (429 in the client's dialect); the
 // process never exceeds the limit by more than 25% and never dies.
 const (

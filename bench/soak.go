@@ -24,7 +24,7 @@ func runSoak(ctx context.Context, env *Env) error {
 	return nil
 }
 
-// Soak gates (issue 5): peak <= 1.3 x bytes in flight + 16 MB; RSS after
+// Soak gates (docs/BENCHMARKS.md): peak <= 1.3 x bytes in flight + 16 MB; RSS after
 // load within 10 MB of idle.
 const (
 	soakPeakFactor = 1.3

@@ -2,8 +2,9 @@ package bench
 
 import "strconv"
 
-// The stub's replies follow api-formats.md A.4/A.5, B.5/B.6, C.4/C.5 and
-// D.2/D.3: every event is `event: <type>` (where the dialect names events)
+// The stub's replies follow the providers' documented shapes (https://platform.openai.com/docs/api-reference/chat-streaming,
+// https://platform.openai.com/docs/api-reference/responses-streaming, https://docs.anthropic.com/en/api/messages-streaming,
+// https://ai.google.dev/api/generate-content): every event is `event: <type>` (where the dialect names events)
 // plus `data: <json>` and a blank line.
 
 // deltaText is the text of each delta event.

@@ -2,7 +2,7 @@ package bench
 
 import "fmt"
 
-// Issue 5's targets for slipstream (a benchmark, not a test): CPU per
+// The benchmark targets for slipstream (docs/BENCHMARKS.md; a benchmark, not a test): CPU per
 // request within 1.2x of direct's for small, large and stream; added time
 // to first token p50 <= 0.05 ms at c=1; idle RSS <= 8 MB; ready after
 // start <= 10 ms.
@@ -14,7 +14,7 @@ const (
 )
 
 // TargetNotes adds a note for every slipstream row that misses one of
-// issue 5's targets, saying by how much. Call after Finish.
+// the benchmark targets, saying by how much. Call after Finish.
 func (r *Report) TargetNotes() {
 	for i := range r.Rows {
 		row := &r.Rows[i]

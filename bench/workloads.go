@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Workload is one named measurement of issue 5. Run adds rows and notes
+// Workload is one named measurement of the benchmark (docs/BENCHMARKS.md). Run adds rows and notes
 // to env.Report; it returns an error only when it could not run at all.
 type Workload struct {
 	Name string

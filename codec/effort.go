@@ -32,7 +32,7 @@ func ParseEffort(name []byte) Effort {
 	return EffortUnset
 }
 
-// Thinking budgets per effort level (api-formats.md F.8; a proxy policy,
+// Thinking budgets per effort level (docs/TRANSLATION.md; a proxy policy,
 // not vendor-defined), shared by every dialect that speaks in budgets.
 const (
 	BudgetLow    = 2048

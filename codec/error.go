@@ -11,7 +11,7 @@ type Error struct {
 	Code    []byte
 }
 
-// ErrorKind classifies an error across dialects (api-formats.md F.11).
+// ErrorKind classifies an error across dialects (docs/TRANSLATION.md, errors).
 type ErrorKind uint8
 
 // Error kinds.

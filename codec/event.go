@@ -68,7 +68,7 @@ const (
 // StopReason is why generation ended.
 type StopReason uint8
 
-// Stop reasons, after Anthropic's set (api-formats.md F.6).
+// Stop reasons, after Anthropic's set (https://docs.anthropic.com/en/api/messages, stop_reason).
 const (
 	StopUnset StopReason = iota
 	StopEndTurn

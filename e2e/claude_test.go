@@ -18,7 +18,8 @@ func claudeBin(t *testing.T) string {
 }
 
 // runClaude runs `claude -p PROMPT --output-format json` against the proxy
-// with the offline environment of api-formats.md section G and a fresh
+// with an offline environment (no update check, telemetry or
+// non-essential traffic) and a fresh
 // HOME, in dir.
 func runClaude(t *testing.T, p *proxy, model, dir, prompt string) cliResult {
 	t.Helper()

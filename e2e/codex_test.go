@@ -24,7 +24,7 @@ func codexCmd(t *testing.T) (node, script string) {
 	return node, script
 }
 
-// codexConfig is CODEX_HOME/config.toml per api-formats.md section G: a
+// codexConfig is CODEX_HOME/config.toml: a
 // custom provider at the proxy, no update check, no analytics, no plugins.
 func codexConfig(proxyURL, model string) string {
 	return fmt.Sprintf(`model = %q

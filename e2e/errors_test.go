@@ -11,7 +11,7 @@ import (
 // TestUpstreamErrorsAcrossDialects: an upstream error before the first
 // byte reaches the client in the client's dialect, keeping the status
 // class, the mapped type, retry-after, and the context-length signal each
-// CLI reacts to (api-formats.md F.11).
+// CLI reacts to (docs/TRANSLATION.md, errors).
 func TestUpstreamErrorsAcrossDialects(t *testing.T) {
 	type tc struct {
 		name       string

@@ -53,7 +53,7 @@ func postSSE(t *testing.T, p *proxy, path, body string) []sseEvent {
 
 // TestGeminiSignatureToAnthropic: a Gemini 3 stream that thinks, answers
 // in text and carries its thoughtSignature either on a final empty text
-// part (api-formats.md D.3) or on the last text increment must reach an
+// part (as Gemini 3 streams it, https://ai.google.dev/gemini-api/docs/thought-signatures) or on the last text increment must reach an
 // Anthropic client as thinking, then the whole text in one block, with the
 // text block last. Claude Code's -p result is the last content block: a
 // thinking block opened after the text empties it

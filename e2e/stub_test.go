@@ -487,7 +487,7 @@ func geminiEvents(model string, a stubAnswer) []string {
 		return []string{ev(geminiParts(a, ""), true)}
 	}
 	// Text in two increments, the thought first; the signature, if any,
-	// on a final empty text part as Gemini 3 sends it (api-formats.md D.3),
+	// on a final empty text part as Gemini 3 sends it,
 	// or on the last text increment when SignedText is set.
 	h := halves(a.Text)
 	var out []string

@@ -18,7 +18,7 @@ func TestSameDialectHeapBudget(t *testing.T) {
 	for _, size := range []int{10 << 10, 2 << 20} {
 		body := chatBody(size, false)
 		got := allocPerRequest(t, base, rawRequest("/v1/chat/completions", body))
-		// Budget (issue 2 and 5): 64 KiB + 0.05 x body, and the figure must
+		// Budget (docs/ARCHITECTURE.md, memory model): 64 KiB + 0.05 x body, and the figure must
 		// not grow with the body.
 		budget := uint64(64<<10) + uint64(len(body))/20
 		t.Logf("body %d bytes: %d bytes of heap per request (budget %d)", len(body), got, budget)

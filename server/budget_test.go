@@ -15,7 +15,7 @@ import (
 	"slipstream/tokenize"
 )
 
-// Heap budgets per route (issue 5, item 4), each measured over one 2 MB
+// Heap budgets per route (docs/ARCHITECTURE.md, memory model), each measured over one 2 MB
 // request through the real server after a warm-up, as the heap the whole
 // process allocated (runtime.MemStats.TotalAlloc) per request. The
 // upstream and the client are raw loopback peers that allocate nothing.

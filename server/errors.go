@@ -9,7 +9,8 @@ import (
 )
 
 // writeError answers with status and msg in dialect d's error shape
-// (api-formats.md A.7, C.8, D.6). msg is plain text; it is escaped here
+// (https://platform.openai.com/docs/api-reference/chat, https://docs.anthropic.com/en/api/errors,
+// https://ai.google.dev/gemini-api/docs/troubleshooting). msg is plain text; it is escaped here
 // and must never hold a secret.
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, d codec.Dialect, status int, msg string) {
 	buf := pool.Get(len(msg) + 128)

@@ -32,7 +32,8 @@ func (s *Server) modelIDs(key *clientKey) []string {
 }
 
 // handleModels answers a model list in the dialect's shape
-// (api-formats.md section E).
+// (https://platform.openai.com/docs/api-reference/models/list,
+// https://docs.anthropic.com/en/api/models-list, https://ai.google.dev/api/models).
 func (s *Server) handleModels(ctx *fasthttp.RequestCtx, d codec.Dialect, key *clientKey) {
 	ids := s.modelIDs(key)
 	buf := pool.Get(1024)

@@ -11,8 +11,8 @@ import (
 const reclaimIdle = 2 * time.Second
 
 // reclaim returns memory to the operating system once a burst of load is
-// over (DESIGN.md section 3: the resting floor after load returns near
-// idle). The Go runtime gives freed pages back only slowly, and sync.Pools
+// over (docs/ARCHITECTURE.md, memory model: the resting floor after load
+// returns near idle). The Go runtime gives freed pages back only slowly, and sync.Pools
 // (fasthttp's body buffers among them) keep a burst's buffers until two
 // collections pass, so after reclaimIdle with no request in flight and
 // some traffic since the last reclaim, it runs two collections and

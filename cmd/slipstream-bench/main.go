@@ -1,4 +1,4 @@
-// Command slipstream-bench is slipstream's benchmark harness (issue 5).
+// Command slipstream-bench is slipstream's benchmark harness (docs/BENCHMARKS.md).
 //
 //	slipstream-bench [-out bench/out] [-workload small,stream,...] [-duration D] ...
 //	slipstream-bench revproxy -upstream URL [-listen 127.0.0.1:0]

@@ -13,7 +13,7 @@ import (
 )
 
 // CheckStream validates a whole Anthropic Messages SSE stream as a client
-// receives it (api-formats.md C.5, C.6; issue 3 item 4): every event named
+// receives it (https://docs.anthropic.com/en/api/messages-streaming): every event named
 // and framed, its data a JSON object whose type is the event name; exactly
 // one message_start first; blocks with indices 0, 1, 2 ... in order, each
 // started before its deltas, deltas of the block's kind, stopped once, one

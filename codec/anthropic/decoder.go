@@ -130,7 +130,7 @@ func setCount(dst *int64, v gjson.Result) {
 	}
 }
 
-// usage returns the neutral usage (api-formats.md F.7): Input counts the
+// usage returns the neutral usage (docs/TRANSLATION.md, usage): Input counts the
 // cached and cache-written tokens too.
 func (d *Decoder) usage() codec.Usage {
 	if !d.usageKnown {
@@ -251,7 +251,7 @@ func (d *Decoder) end(dst []codec.Event) []codec.Event {
 	return append(dst, codec.Event{Kind: codec.EventEnd, Usage: d.usage()})
 }
 
-// stopReason maps stop_reason (api-formats.md C.4); unknown values end
+// stopReason maps stop_reason (https://docs.anthropic.com/en/api/messages); unknown values end
 // the turn.
 func stopReason(s string) codec.StopReason {
 	switch s {
@@ -296,7 +296,7 @@ func decodeErrorEvent(data []byte) codec.Error {
 	return e
 }
 
-// errorKind maps an Anthropic error.type to a kind (api-formats.md C.8).
+// errorKind maps an Anthropic error.type to a kind (https://docs.anthropic.com/en/api/errors).
 func errorKind(t string) codec.ErrorKind {
 	switch t {
 	case "invalid_request_error":

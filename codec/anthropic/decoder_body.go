@@ -8,7 +8,7 @@ import (
 )
 
 // DecodeBody appends the whole Event sequence of a non-streamed Messages
-// response (api-formats.md C.4), or one EventError for an error body.
+// response (https://docs.anthropic.com/en/api/messages), or one EventError for an error body.
 // Events borrow from body and from d until the next call on d.
 func (d *Decoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, error) {
 	d.Reset()

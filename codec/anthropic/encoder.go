@@ -20,8 +20,8 @@ const (
 )
 
 // Encoder writes codec Events as an Anthropic Messages response to a
-// client: SSE events (api-formats.md C.5, C.6) when streaming, otherwise
-// one message body (C.4) built up across Append calls. The zero value
+// client: SSE events (https://docs.anthropic.com/en/api/messages-streaming) when streaming, otherwise
+// one message body built up across Append calls. The zero value
 // needs Reset. It copies what it keeps past an Append call (message id,
 // stop sequence, tool arguments of a non-streamed body), so Events may be
 // reused as soon as Append returns.

@@ -1,5 +1,5 @@
 // Package anthropic reads and writes the Anthropic Messages dialect
-// (api-formats.md section C).
+// (https://docs.anthropic.com/en/api/messages).
 package anthropic
 
 import (

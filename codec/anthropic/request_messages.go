@@ -4,7 +4,7 @@ import "slipstream/codec"
 
 // appendMessages writes "messages". Anthropic wants alternating user and
 // assistant turns: a RoleSystem message counts as user (its text becomes a
-// user text block, api-formats.md F.1), consecutive turns of one role are
+// user text block, as docs/TRANSLATION.md says), consecutive turns of one role are
 // merged, and turns with nothing writable are skipped without breaking a
 // run.
 func appendMessages(dst []byte, r *codec.Request) []byte {

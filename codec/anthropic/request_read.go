@@ -20,7 +20,7 @@ var billingPrefix = []byte("x-anthropic-billing-header:")
 // while r is in use: every field of r is a view into it.
 //
 // It is only used when translating to another provider, so it drops what
-// no other provider can take (api-formats.md C, F): the Claude Code billing
+// no other provider can take (docs/TRANSLATION.md): the Claude Code billing
 // line, cache_control, document blocks other than plain text, server tool
 // blocks and typed (server) tools, metadata, citations.
 func DecodeRequest(r *codec.Request, body []byte) error {

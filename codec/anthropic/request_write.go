@@ -26,7 +26,7 @@ const customSchema = `{"type":"object","properties":{"input":{"type":"string"}},
 // content. It returns an error only for requests Anthropic cannot express
 // (ErrN).
 //
-// Mapping (api-formats.md F): System joined with "\n\n" into system; a
+// Mapping (docs/TRANSLATION.md): System joined with "\n\n" into system; a
 // RoleSystem message becomes user text; consecutive turns of one role are
 // merged, tool_result blocks first; tool ids are sanitised (AppendToolID);
 // string arguments are unescaped into an input object ("" -> {}, invalid

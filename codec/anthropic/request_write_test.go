@@ -113,8 +113,8 @@ func TestAppendRequestForeign(t *testing.T) {
 	}
 }
 
-// TestAppendRequestClaudeCode translates a Claude Code turn (api-formats.md
-// G): billing line gone, mid-conversation system text merged into the user
+// TestAppendRequestClaudeCode translates a Claude Code turn (as Claude
+// Code sends it): billing line gone, mid-conversation system text merged into the user
 // turn after the tool result, server tool dropped, adaptive thinking kept.
 func TestAppendRequestClaudeCode(t *testing.T) {
 	var r codec.Request

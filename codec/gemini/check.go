@@ -13,7 +13,7 @@ import (
 )
 
 // CheckStream validates a whole Gemini SSE stream as a client receives it
-// (issue 3 item 4): unnamed data events, each a GenerateContentResponse
+// (https://ai.google.dev/api/generate-content): unnamed data events, each a GenerateContentResponse
 // with a candidates array of objects whose content has role model and
 // well-formed parts (one of text, functionCall with a name and an object
 // args, inlineData, fileData; thought a bool, thoughtSignature a string);

@@ -374,7 +374,7 @@ func statusForName(s []byte) int {
 	return 500
 }
 
-// stopReason maps a finishReason (api-formats.md F.6). A turn that called
+// stopReason maps a finishReason (docs/TRANSLATION.md, stop reasons). A turn that called
 // functions ends with STOP: calls > 0 makes it tool_use. The function-call
 // failures (MALFORMED_FUNCTION_CALL ...) and OTHER/LANGUAGE end the turn.
 func stopReason(reason []byte, calls int) codec.StopReason {
@@ -391,7 +391,7 @@ func stopReason(reason []byte, calls int) codec.StopReason {
 	return codec.StopEndTurn
 }
 
-// readUsage maps usageMetadata to neutral usage (api-formats.md F.7).
+// readUsage maps usageMetadata to neutral usage (docs/TRANSLATION.md, usage).
 func readUsage(v []byte) codec.Usage {
 	var prompt, toolPrompt, cached, cand, thoughts int64
 	m := codec.ObjectMembers(v)

@@ -304,7 +304,7 @@ func (e *Encoder) fail(dst []byte, err *codec.Error) []byte {
 	return dst[:len(dst)-1]
 }
 
-// finishReason maps a stop reason to Gemini's (api-formats.md F.6).
+// finishReason maps a stop reason to Gemini's (docs/TRANSLATION.md, stop reasons).
 func finishReason(s codec.StopReason) string {
 	switch s {
 	case codec.StopMaxTokens, codec.StopContextWindow:

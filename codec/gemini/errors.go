@@ -1,5 +1,5 @@
 // Package gemini reads and writes the Google Gemini generateContent dialect
-// (api-formats.md section D).
+// (https://ai.google.dev/api/generate-content).
 package gemini
 
 import (

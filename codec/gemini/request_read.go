@@ -17,7 +17,7 @@ import (
 //
 // The model and the stream flag live in the URL, so r.Model and r.Stream
 // are left for the caller. Request fields are accepted in lowerCamelCase and
-// snake_case. Mapping (api-formats.md D.1, F):
+// snake_case. Mapping (https://ai.google.dev/api/generate-content, docs/TRANSLATION.md):
 //   - systemInstruction parts -> r.System; roles user/function -> RoleUser,
 //     model -> RoleAssistant; consecutive contents of one role merge.
 //   - functionCall -> PartToolCall (Args is the raw object). Without an id

@@ -97,7 +97,7 @@ func lowerASCII(b []byte, write bool) bool {
 	return found
 }
 
-// readToolConfig maps toolConfig.functionCallingConfig (api-formats.md F.5).
+// readToolConfig maps toolConfig.functionCallingConfig (docs/TRANSLATION.md, tool_choice).
 func readToolConfig(r *codec.Request, v gjson.Result) {
 	fc := getEither(v, "functionCallingConfig", "function_calling_config")
 	mode := fc.Get("mode").Str

@@ -12,14 +12,14 @@ var ErrMultipleCandidates = errors.New("cannot translate n > 1 to Gemini: only o
 
 // skipSignature is the thoughtSignature sent on a functionCall that has no
 // signature from Gemini (history from another provider or a client that
-// dropped it); Gemini 3 rejects such calls otherwise (api-formats.md D.6).
+// dropped it); Gemini 3 rejects such calls otherwise (https://ai.google.dev/gemini-api/docs/thought-signatures).
 const skipSignature = "skip_thought_signature_validator"
 
 // AppendRequest appends a Gemini generateContent request for r to dst. The
 // model and the stream flag belong in the URL, so model is ignored and no
 // model or stream member is written.
 //
-// Mapping (api-formats.md F): r.System -> systemInstruction (one text part
+// Mapping (docs/TRANSLATION.md): r.System -> systemInstruction (one text part
 // joined with "\n\n"); assistant -> model; mid-conversation system messages
 // -> user text; consecutive turns of one Gemini role merge into one content.
 // Tool results -> functionResponse parts named via r.ToolName, response

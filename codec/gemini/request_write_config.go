@@ -67,7 +67,7 @@ func (w *reqWriter) generationConfig() {
 }
 
 // thinking writes thinkingConfig from the budget, else the effort
-// (api-formats.md F.8), with includeThoughts when a summary is wanted.
+// (docs/TRANSLATION.md, reasoning), with includeThoughts when a summary is wanted.
 func (g *genWriter) thinking(rs *codec.Reasoning) {
 	budget, ok := thinkingBudget(rs)
 	if !ok && !rs.Summary {

@@ -181,7 +181,7 @@ func appendDeclaration(dst []byte, t *codec.Tool) []byte {
 	return append(dst, '}')
 }
 
-// toolConfig writes functionCallingConfig (api-formats.md F.5).
+// toolConfig writes functionCallingConfig (docs/TRANSLATION.md, tool_choice).
 func (w *reqWriter) toolConfig() {
 	tc := &w.r.ToolChoice
 	if len(w.r.Tools) == 0 || tc.Mode == codec.ToolChoiceUnset {

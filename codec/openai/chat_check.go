@@ -15,7 +15,7 @@ import (
 const chatCheckChoices = 16
 
 // CheckChatStream validates a whole Chat Completions SSE stream as a client
-// receives it (api-formats.md A.5, A.7) and returns the first violation,
+// receives it (https://platform.openai.com/docs/api-reference/chat-streaming) and returns the first violation,
 // naming the event's index (comments not counted).
 //
 // Rules: only unnamed data: events; every chunk is a chat.completion.chunk

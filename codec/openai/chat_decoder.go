@@ -19,8 +19,8 @@ var ErrChatChunk = errors.New("malformed chat completion chunk")
 const chatMaxCalls = 256
 
 // ChatDecoder turns an upstream Chat Completions response into codec.Events:
-// chat.completion.chunk events (api-formats.md A.5) through DecodeEvent, or
-// a chat.completion body (A.4) through DecodeBody. Only choice 0 is read
+// chat.completion.chunk events (https://platform.openai.com/docs/api-reference/chat-streaming) through DecodeEvent, or
+// a chat.completion body (https://platform.openai.com/docs/api-reference/chat) through DecodeBody. Only choice 0 is read
 // (translated requests never ask for n > 1).
 //
 // Visible reasoning that OpenAI-compatible servers stream as

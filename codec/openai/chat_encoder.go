@@ -9,7 +9,7 @@ import (
 
 // ChatEncoder writes codec.Events as a Chat Completions client response:
 // chat.completion.chunk SSE events ending in data: [DONE] when streaming
-// (api-formats.md A.5), otherwise one chat.completion body (A.4).
+// (https://platform.openai.com/docs/api-reference/chat-streaming), otherwise one chat.completion body.
 //
 // Stream shape: a role chunk (delta role "assistant", content ""), text as
 // delta.content, thinking as delta.reasoning_content (the de facto field;

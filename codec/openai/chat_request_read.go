@@ -13,8 +13,8 @@ import (
 // errChatNoMessages reports a Chat request without a messages array.
 var errChatNoMessages = errors.New("messages: must be an array")
 
-// DecodeChatRequest reads a Chat Completions client request (api-formats.md
-// A.1-A.3) into r, which the caller Reset. body must be valid JSON and must
+// DecodeChatRequest reads a Chat Completions client request
+// (https://platform.openai.com/docs/api-reference/chat) into r, which the caller Reset. body must be valid JSON and must
 // outlive r: every field of r is a view into body.
 //
 // Mapping: leading system/developer messages go to r.System (one piece per

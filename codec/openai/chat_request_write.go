@@ -8,7 +8,7 @@ import (
 )
 
 // AppendChatRequest appends r as a Chat Completions upstream request
-// (api-formats.md A.1-A.3) to dst in one pass and returns it. model is the
+// (https://platform.openai.com/docs/api-reference/chat) to dst in one pass and returns it. model is the
 // upstream model name as escaped JSON string content.
 //
 // Mapping: r.System becomes one leading system message (pieces joined with
@@ -96,7 +96,7 @@ func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 }
 
 // ChatEffortForBudget maps a thinking budget in tokens to the nearest effort
-// bucket of api-formats.md F.8 (codec.EffortForBudget), capped at high;
+// bucket (codec.EffortForBudget, docs/TRANSLATION.md), capped at high;
 // 0 (unset) and -1 (dynamic) give EffortUnset.
 func ChatEffortForBudget(budget int64) codec.Effort {
 	return min(codec.EffortForBudget(budget), codec.EffortHigh)

@@ -1,6 +1,6 @@
 // Package openai reads and writes the two OpenAI dialects: Chat
-// Completions (chat_*.go, api-formats.md section A) and Responses
-// (responses_*.go, section B). Both share the error shape in this file.
+// Completions (chat_*.go, https://platform.openai.com/docs/api-reference/chat) and Responses
+// (responses_*.go, https://platform.openai.com/docs/api-reference/responses). Both share the error shape in this file.
 package openai
 
 import (

@@ -12,8 +12,8 @@ import (
 // errResponsesEvent reports an upstream Responses event that is not JSON.
 var errResponsesEvent = errors.New("openai: malformed Responses stream event")
 
-// ResponsesDecoder turns an upstream Responses API response (api-formats.md
-// B.5-B.10) into codec.Events. It is driven by output_item.added, the
+// ResponsesDecoder turns an upstream Responses API response
+// (https://platform.openai.com/docs/api-reference/responses, https://platform.openai.com/docs/api-reference/responses-streaming) into codec.Events. It is driven by output_item.added, the
 // deltas and output_item.done; usage and the stop reason come from the
 // terminal event (response.completed / response.incomplete), and
 // response.failed or an `error` event become EventError. Items other than

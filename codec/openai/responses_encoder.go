@@ -8,7 +8,7 @@ import (
 )
 
 // ResponsesEncoder writes codec.Events as a Responses API response, the
-// way Codex and the OpenAI SDKs read it (api-formats.md B.6-B.10, F.12).
+// way Codex and the OpenAI SDKs read it (https://platform.openai.com/docs/api-reference/responses-streaming).
 //
 // Streaming: response.created and response.in_progress first, then one
 // output item at a time (output_item.added, its parts and deltas, their

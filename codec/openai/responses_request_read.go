@@ -11,7 +11,7 @@ import (
 )
 
 // DecodeResponsesRequest reads a Responses API client request
-// (api-formats.md B.2-B.4, and what Codex sends, G) into r, which the
+// (https://platform.openai.com/docs/api-reference/responses, and what Codex CLI sends) into r, which the
 // caller has Reset. body must be valid JSON; r's fields are views into body
 // (or into r.Scratch) and stay valid while body does.
 //

@@ -18,7 +18,7 @@ const respMinOutputTokens = 16
 // AppendResponsesRequest appends r as an upstream Responses API request
 // for model (escaped JSON string content) to dst, in one pass.
 //
-// Mapping (api-formats.md F): r.System joined with "\n\n" -> instructions;
+// Mapping (docs/TRANSLATION.md): r.System joined with "\n\n" -> instructions;
 // messages -> input items in order (user text/images -> one user message
 // item per run, RoleSystem -> a developer message, tool results ->
 // function_call_output or custom_tool_call_output, assistant text -> an

@@ -22,7 +22,7 @@ import (
 //     no functionCall.id (the Developer API rarely uses them) and the reader
 //     mints call_<n>, consistently for calls and results. Thinking does not
 //     survive either: Gemini history has no place for another provider's
-//     thinking text, and a signature is provider-bound (api-formats.md F.8).
+//     thinking text, and a signature is provider-bound (docs/TRANSLATION.md).
 //   - tool_result is_error has no field in Chat or Responses: the writers
 //     prefix the text with "Error: " and it comes back as a plain result.
 //     Only Gemini ({"error": ...}) keeps it.
