@@ -18,7 +18,7 @@ const maxDepth = 10000
 // is skipped eight bytes at a time until a quote, a backslash, a control
 // byte or a non-ASCII byte appears. It allocates nothing.
 func Valid(b []byte) bool {
-	i, ok := validValue(b, SkipWS(b, 0), 0, true)
+	i, ok := validValue(b, SkipWS(b, 0), 0, true, nil)
 	return ok && SkipWS(b, i) == len(b)
 }
 
@@ -30,7 +30,7 @@ func Valid(b []byte) bool {
 // skipping it runs at memchr speed. Readers built on Members, Member and
 // gjson stay safe on such input: they find string ends the same way.
 func ValidShape(b []byte) bool {
-	i, ok := validValue(b, SkipWS(b, 0), 0, false)
+	i, ok := validValue(b, SkipWS(b, 0), 0, false, nil)
 	return ok && SkipWS(b, i) == len(b)
 }
 
@@ -49,7 +49,25 @@ func ValidShape(b []byte) bool {
 // occurrence. Names without backslashes or non-ASCII bytes, the common
 // case, are compared as they are.
 func ValidShapeTop(b []byte, keys []string, vals [][]byte) (dup int, ok bool) {
-	return validTop(b, keys, vals, false)
+	return validTop(b, keys, vals, false, nil)
+}
+
+// OriginTagPrefix is what every origin tag starts with: the prefix
+// slipstream puts on a replay token (a thinking signature, an encrypted
+// reasoning item) it relays into another vendor's dialect, so that it
+// knows the token's producer when a client sends it back.
+const OriginTagPrefix = "SsOr"
+
+// ValidShapeTopTagged is ValidShapeTop that also reports, in the same
+// pass, whether b holds a quote followed by OriginTagPrefix: a string
+// (member name or value) whose content starts with the prefix, or an
+// escaped quote followed by it inside a string. tagged is what a search of
+// b for `"SsOr` would answer, for the cost of one compare per quote, so
+// a same-dialect body needs no second scan to know whether its replay
+// tokens must be sorted. tagged is meaningful only when ok.
+func ValidShapeTopTagged(b []byte, keys []string, vals [][]byte) (dup int, tagged, ok bool) {
+	dup, ok = validTop(b, keys, vals, false, &tagged)
+	return dup, tagged, ok
 }
 
 // ValidTop is ValidShapeTop with strings checked too, as Valid does: for
@@ -58,11 +76,14 @@ func ValidShapeTop(b []byte, keys []string, vals [][]byte) (dup int, ok bool) {
 // JSON would make the client's output invalid. Repeated members are not
 // reported: vals holds the first.
 func ValidTop(b []byte, keys []string, vals [][]byte) bool {
-	_, ok := validTop(b, keys, vals, true)
+	_, ok := validTop(b, keys, vals, true, nil)
 	return ok
 }
 
-func validTop(b []byte, keys []string, vals [][]byte, strict bool) (dup int, ok bool) {
+// validTop is ValidShapeTop and ValidTop. tagged, when not nil, is set
+// when a quote is followed by OriginTagPrefix (strings are then checked for
+// shape only: strict must be false).
+func validTop(b []byte, keys []string, vals [][]byte, strict bool, tagged *bool) (dup int, ok bool) {
 	clear(vals)
 	dup = -1
 	var seen uint64 // bit k: a member named keys[k] (exactly or folded) was seen
@@ -79,7 +100,7 @@ func validTop(b []byte, keys []string, vals [][]byte, strict bool) (dup int, ok 
 			return dup, false
 		}
 		ks := i + 1
-		if i, ok = validString(b, ks, strict); !ok {
+		if i, ok = validString(b, ks, strict, tagged); !ok {
 			return dup, false
 		}
 		key := b[ks : i-1]
@@ -88,7 +109,7 @@ func validTop(b []byte, keys []string, vals [][]byte, strict bool) (dup int, ok 
 			return dup, false
 		}
 		vs := SkipWS(b, i+1)
-		if i, ok = validValue(b, vs, 1, strict); !ok {
+		if i, ok = validValue(b, vs, 1, strict, tagged); !ok {
 			return dup, false
 		}
 		slow := escapedOrWide(key)
@@ -173,17 +194,18 @@ func asciiEqualFold(a []byte, b string) bool {
 }
 
 // validValue checks the value starting at b[i] and returns the index after it.
-func validValue(b []byte, i, depth int, strict bool) (int, bool) {
+// tagged is as in validTop.
+func validValue(b []byte, i, depth int, strict bool, tagged *bool) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return validString(b, i+1, strict)
+		return validString(b, i+1, strict, tagged)
 	case c == '{':
-		return validObject(b, i+1, depth+1, strict)
+		return validObject(b, i+1, depth+1, strict, tagged)
 	case c == '[':
-		return validArray(b, i+1, depth+1, strict)
+		return validArray(b, i+1, depth+1, strict, tagged)
 	case c == '-' || c >= '0' && c <= '9':
 		return validNumber(b, i)
 	case c == 't':
@@ -203,7 +225,7 @@ func validLiteral(b []byte, i int, lit string) (int, bool) {
 	return i + len(lit), true
 }
 
-func validObject(b []byte, i, depth int, strict bool) (int, bool) {
+func validObject(b []byte, i, depth int, strict bool, tagged *bool) (int, bool) {
 	if depth > maxDepth {
 		return i, false
 	}
@@ -216,14 +238,14 @@ func validObject(b []byte, i, depth int, strict bool) (int, bool) {
 			return i, false
 		}
 		var ok bool
-		if i, ok = validString(b, i+1, strict); !ok {
+		if i, ok = validString(b, i+1, strict, tagged); !ok {
 			return i, false
 		}
 		i = SkipWS(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		if i, ok = validValue(b, SkipWS(b, i+1), depth, strict); !ok {
+		if i, ok = validValue(b, SkipWS(b, i+1), depth, strict, tagged); !ok {
 			return i, false
 		}
 		i = SkipWS(b, i)
@@ -241,7 +263,7 @@ func validObject(b []byte, i, depth int, strict bool) (int, bool) {
 	}
 }
 
-func validArray(b []byte, i, depth int, strict bool) (int, bool) {
+func validArray(b []byte, i, depth int, strict bool, tagged *bool) (int, bool) {
 	if depth > maxDepth {
 		return i, false
 	}
@@ -251,7 +273,7 @@ func validArray(b []byte, i, depth int, strict bool) (int, bool) {
 	}
 	for {
 		var ok bool
-		if i, ok = validValue(b, i, depth, strict); !ok {
+		if i, ok = validValue(b, i, depth, strict, tagged); !ok {
 			return i, false
 		}
 		i = SkipWS(b, i)
@@ -312,10 +334,11 @@ var strClass = func() (t [256]uint8) {
 }()
 
 // validString checks string content from b[i] (after the opening quote)
-// and returns the index after the closing quote.
-func validString(b []byte, i int, strict bool) (int, bool) {
+// and returns the index after the closing quote. tagged is as in validTop
+// (nil when strict).
+func validString(b []byte, i int, strict bool, tagged *bool) (int, bool) {
 	if !strict {
-		return stringShape(b, i)
+		return stringShape(b, i, tagged)
 	}
 	for {
 		for i+8 <= len(b) && plain(binary.LittleEndian.Uint64(b[i:])) {
@@ -404,8 +427,13 @@ func digits(b []byte, i int) int {
 
 // stringShape finds the quote that closes the string whose content starts
 // at b[i]: the first quote not escaped by an odd run of backslashes. It
-// uses bytes.IndexByte, which scans many bytes per instruction.
-func stringShape(b []byte, i int) (int, bool) {
+// uses bytes.IndexByte, which scans many bytes per instruction. tagged,
+// when not nil, is set when the opening quote or an escaped one inside is
+// followed by OriginTagPrefix.
+func stringShape(b []byte, i int, tagged *bool) (int, bool) {
+	if tagged != nil && tagAt(b, i) {
+		*tagged = true
+	}
 	for {
 		q := bytes.IndexByte(b[i:], '"')
 		if q < 0 {
@@ -420,5 +448,13 @@ func stringShape(b []byte, i int) (int, bool) {
 			return j + 1, true
 		}
 		i = j + 1
+		if tagged != nil && tagAt(b, i) {
+			*tagged = true
+		}
 	}
+}
+
+// tagAt reports whether b[i:] starts with OriginTagPrefix.
+func tagAt(b []byte, i int) bool {
+	return len(b)-i >= len(OriginTagPrefix) && string(b[i:i+len(OriginTagPrefix)]) == OriginTagPrefix
 }

@@ -120,6 +120,55 @@ func TestValidShapeTop(t *testing.T) {
 	f(`{"Model":"m"}`, true, -1, ``, ``)
 }
 
+// TestValidShapeTopTagged: the shape pass reports an origin-tagged string
+// exactly when a search for a quote followed by the prefix would, and
+// otherwise answers as ValidShapeTop.
+func TestValidShapeTopTagged(t *testing.T) {
+	keys := []string{"model"}
+	vals := make([][]byte, 1)
+	for _, s := range []string{
+		`{"model":"m","messages":[{"signature":"SsOrAnthabc"}]}`,
+		`{"model":"m","messages":[{"signature":"abc"}]}`,
+		`{"model":"SsOr"}`,
+		`{"model":"SsO"}`,
+		`{"SsOrChat":1}`,
+		`{"a":["x","SsOrResp"]}`,
+		`{"a":"text \"SsOr inside"}`,
+		`{"a":"text \\"}`,
+		`{"a":"SsOr`,
+		`{"a":"b SsOr"}`,
+		`{"a":"\\SsOr"}`,
+		`{"a":{"b":{"c":"SsOrGemi"}}}`,
+		`[ "SsOr" ]`,
+	} {
+		b := []byte(s)
+		dup, tagged, ok := ValidShapeTopTagged(b, keys, vals)
+		wantDup, wantOK := ValidShapeTop(b, keys, vals)
+		if ok != wantOK || dup != wantDup {
+			t.Fatalf("ValidShapeTopTagged(%q) = %v dup %d, ValidShapeTop %v dup %d", s, ok, dup, wantOK, wantDup)
+		}
+		if want := strings.Contains(s, `"`+OriginTagPrefix); ok && tagged != want {
+			t.Fatalf("ValidShapeTopTagged(%q) tagged = %v, want %v", s, tagged, want)
+		}
+	}
+}
+
+func FuzzValidShapeTopTagged(f *testing.F) {
+	for _, s := range []string{`{"a":"SsOrAnth"}`, `{"a":"x\"SsOr"}`, `{"SsOr":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dup, tagged, ok := ValidShapeTopTagged(b, nil, nil)
+		wantDup, wantOK := ValidShapeTop(b, nil, nil)
+		if ok != wantOK || dup != wantDup {
+			t.Fatalf("ValidShapeTopTagged(%q) disagrees with ValidShapeTop", b)
+		}
+		if want := strings.Contains(string(b), `"`+OriginTagPrefix); ok && tagged != want {
+			t.Fatalf("ValidShapeTopTagged(%q) tagged = %v, want %v", b, tagged, want)
+		}
+	})
+}
+
 func TestValidTop(t *testing.T) {
 	keys := []string{"a"}
 	vals := make([][]byte, 1)

@@ -183,7 +183,7 @@ func (x *exchange) buildRequest() (status int, msg string) {
 		x.translated = false
 		x.dropTranslation()
 		x.buildUpstream(true)
-		if x.s.crossDialect && translate.HasOriginTag(x.body) {
+		if x.s.crossDialect && x.tagged {
 			return x.buildSorted()
 		}
 		if x.target.Aliased && d != codec.DialectGemini {

@@ -41,6 +41,7 @@ type exchange struct {
 	upModel     []byte // upstream model name, escaped
 
 	body    []byte       // the client's request body (x.reqBody's bytes, or fasthttp's)
+	tagged  bool         // body holds a string that starts with an origin tag (readTop)
 	reqBody *pool.Buffer // the pooled buffer the body was read into
 
 	req    codec.Request
@@ -164,7 +165,7 @@ func (x *exchange) release() {
 		pool.Put(x.reqBody)
 		x.reqBody = nil
 	}
-	x.body = nil
+	x.body, x.tagged = nil, false
 	x.rd.Release()
 	x.req.Reset()
 	x.answer.Reset()

@@ -72,7 +72,7 @@ func (x *exchange) prepare() bool {
 func (x *exchange) readTop() bool {
 	ctx, d := x.ctx, x.rt.dialect
 	var top [len(topKeys)][]byte
-	dup, ok := codec.ValidShapeTop(x.body, topKeys[:], top[:])
+	dup, tagged, ok := codec.ValidShapeTopTagged(x.body, topKeys[:], top[:])
 	if !ok {
 		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
 		return false
@@ -81,6 +81,7 @@ func (x *exchange) readTop() bool {
 		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the request body has more than one \""+topKeys[dup]+"\" member")
 		return false
 	}
+	x.tagged = tagged
 	x.try.meta, x.try.cacheKey = top[2], top[3]
 	if d == codec.DialectGemini {
 		return true

@@ -32,7 +32,7 @@ var originTags = [codec.NumDialects]string{
 }
 
 // tagPrefix is what every tag starts with.
-var tagPrefix = []byte("SsOr")
+var tagPrefix = []byte(codec.OriginTagPrefix)
 
 // originOf returns the dialect a token's tag names and the token without
 // it, or client and the token itself when it has no tag.
@@ -51,7 +51,8 @@ func originOf(sig []byte, client codec.Dialect) (codec.Dialect, []byte) {
 // HasOriginTag reports whether body holds a string that starts with an
 // origin tag: a same-dialect body that does must have its replay tokens
 // sorted (AppendRequestFrom) before it goes upstream. It scans at
-// memchr speed.
+// memchr speed; codec.ValidShapeTopTagged answers the same in the shape
+// check a body gets anyway.
 func HasOriginTag(body []byte) bool {
 	// "SsOr" is searched rather than `"SsOr`: a quote is in every few
 	// bytes of JSON, an S much more rarely, so the search skips further.
