@@ -41,24 +41,6 @@ func (c *acctClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// lockedBuf is a log sink for concurrent writers.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // accountRig is slipstream with account providers in front of an OAuth
 // stub and an upstream fake.
 type accountRig struct {
@@ -66,7 +48,7 @@ type accountRig struct {
 	stub  *oauthstub.Stub
 	dir   string
 	clk   *acctClock
-	logs  *lockedBuf
+	logs  *syncBuffer
 	base  string
 	srv   *Server
 	up    *httptest_Server
@@ -91,7 +73,7 @@ const claudeAnswer = `{"id":"msg_1","type":"message","role":"assistant","model":
 func newAccountRig(t *testing.T, typ string, names ...string) *accountRig {
 	t.Helper()
 	f := accounts.DefaultFlow(typ)
-	rig := &accountRig{t: t, dir: t.TempDir(), logs: &lockedBuf{},
+	rig := &accountRig{t: t, dir: t.TempDir(), logs: &syncBuffer{},
 		clk: &acctClock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}}
 	rig.stub = oauthstub.New(t, f.ClientID, "http://localhost:1/cb", f.JSONToken, f.PKCE)
 	mux := http.NewServeMux()
