@@ -8,6 +8,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -76,6 +77,13 @@ type shared struct {
 	wsMu      sync.Mutex
 	wsLive    []*ws.Transport // transports of generations not yet drained
 	wsRetired ws.Stats        // counters of drained ones
+
+	// lnMu guards shut and lns: the listeners Serve was given, which
+	// Shutdown closes itself, since fasthttp's Shutdown does nothing to a
+	// Serve that has not registered its listener yet.
+	lnMu sync.Mutex
+	shut bool
+	lns  []net.Listener
 
 	inflight      atomic.Int64
 	bytesInFlight atomic.Int64
@@ -204,8 +212,12 @@ func (sh *shared) handleServerError(ctx *fasthttp.RequestCtx, err error) {
 }
 
 // Serve accepts connections on ln until Shutdown. It returns nil after a
-// graceful shutdown.
+// graceful shutdown, also one that came first: then it closes ln and
+// returns at once.
 func (s *Server) Serve(ln net.Listener) error {
+	if !s.addListener(ln) {
+		return ln.Close()
+	}
 	stop := make(chan struct{})
 	defer close(stop)
 	go s.reclaim(stop)
@@ -213,7 +225,39 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)
+	if s.isShut() {
+		return nil // ln closed under fasthttp by Shutdown
+	}
 	return err
+}
+
+// addListener notes ln for Shutdown; false when Shutdown came first.
+func (sh *shared) addListener(ln net.Listener) bool {
+	sh.lnMu.Lock()
+	defer sh.lnMu.Unlock()
+	if sh.shut {
+		return false
+	}
+	sh.lns = append(sh.lns, ln)
+	return true
+}
+
+// closeListeners marks the server shut and closes every listener Serve
+// was given, so that a Serve that fasthttp's Shutdown did not see yet
+// returns too.
+func (sh *shared) closeListeners() {
+	sh.lnMu.Lock()
+	defer sh.lnMu.Unlock()
+	sh.shut = true
+	for _, ln := range sh.lns {
+		_ = ln.Close()
+	}
+}
+
+func (sh *shared) isShut() bool {
+	sh.lnMu.Lock()
+	defer sh.lnMu.Unlock()
+	return sh.shut
 }
 
 // Shutdown stops accepting connections and waits for in-flight requests
@@ -222,7 +266,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	cur := s.current.Load()
 	cur.shutdownWebSocket(ctx)
+	s.closeListeners()
 	err := s.srv.ShutdownWithContext(ctx)
+	if errors.Is(err, net.ErrClosed) {
+		err = nil // the listeners closeListeners closed
+	}
 	cur.retire()
 	for _, c := range cur.clients {
 		c.CloseIdle()

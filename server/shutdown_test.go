@@ -63,3 +63,38 @@ func TestShutdownDrainsStreams(t *testing.T) {
 		t.Fatal("still accepting connections after Shutdown")
 	}
 }
+
+// TestShutdownRacingServe: a Shutdown that comes before or while Serve
+// starts (a SIGTERM during start-up) still ends Serve. fasthttp's own
+// Shutdown does nothing when no listener is registered yet, so a Serve
+// that began after it served forever.
+func TestShutdownRacingServe(t *testing.T) {
+	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		s, err := New(cfg, Options{Log: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := make(chan error, 1)
+		if i%2 == 0 {
+			_ = s.Shutdown(context.Background()) // before Serve
+			go func() { served <- s.Serve(ln) }()
+		} else {
+			go func() { served <- s.Serve(ln) }()
+			_ = s.Shutdown(context.Background()) // while Serve starts
+		}
+		select {
+		case <-served:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("run %d: Serve still running 5s after Shutdown", i)
+		}
+		ln.Close()
+	}
+}
