@@ -9,9 +9,10 @@ import (
 
 // geminiArray frames the stream of a Gemini :streamGenerateContent
 // request that did not ask for alt=sse as the JSON array Google serves
-// then. Every path writes SSE events through flushOut as usual (the
-// upstream is always asked for SSE); flushOut hands them here, and each
-// whole event leaves as one array element, flushed at once. endStream
+// then. Every path writes SSE events through writeOut as usual (the
+// upstream is always asked for SSE); writeOut hands them here, and each
+// whole event leaves as one array element, flushed as the event would
+// have been. endStream
 // closes the array, so a stream that ends in an error is still one
 // well-formed JSON value.
 type geminiArray struct {

@@ -153,6 +153,9 @@ func (x *exchange) endStream(w streamWriter) {
 		x.recovered("stream writer", p)
 		x.writePanicEvent(w)
 	}
+	if w.Buffered() > 0 {
+		x.flush(w) // what a relay left buffered (relayOut) leaves now
+	}
 	x.geminiArray.close(w)
 	x.releaseOnce()
 }
@@ -211,10 +214,25 @@ func (x *exchange) clientGone() {
 	}
 }
 
-// flushOut writes b to the client as one event and flushes it. It is the
-// one step every relay takes per client event. On failure the client is
-// gone: x records it and the caller stops relaying.
+// flushOut writes b to the client and flushes it: for what must leave
+// now (a ping, the last event, an error). On failure the client is gone:
+// x records it and the caller stops relaying.
 func (x *exchange) flushOut(w streamWriter, b []byte) bool {
+	return x.writeOut(w, b) && x.flush(w)
+}
+
+// relayOut writes b, the client events made of one upstream event, and
+// flushes them unless the next upstream event is already buffered: events
+// that arrived together leave together, in one write to the client, and
+// none waits for a later read from the upstream. It is the one step every
+// relay takes per upstream event.
+func (x *exchange) relayOut(w streamWriter, b []byte) bool {
+	return x.writeOut(w, b) && (x.rd.Ready() || x.flush(w))
+}
+
+// writeOut writes b to the client's buffered writer (which writes through
+// when full). On failure the client is gone: x records it.
+func (x *exchange) writeOut(w streamWriter, b []byte) bool {
 	x.firstToken(b)
 	if x.geminiArray.on {
 		if b = x.geminiArray.frame(b); len(b) == 0 {
@@ -223,11 +241,16 @@ func (x *exchange) flushOut(w streamWriter, b []byte) bool {
 	}
 	x.extendWrite()
 	x.bytesOut += int64(len(b))
-	_, err := w.Write(b)
-	if err == nil {
-		err = w.Flush()
+	if _, err := w.Write(b); err != nil {
+		x.writeFailed()
+		return false
 	}
-	if err != nil {
+	return true
+}
+
+// flush sends what writeOut buffered.
+func (x *exchange) flush(w streamWriter) bool {
+	if err := w.Flush(); err != nil {
 		x.writeFailed()
 		return false
 	}

@@ -98,7 +98,7 @@ func (x *exchange) isJSON() bool {
 }
 
 // relaySame is the stream writer of the same-dialect path: every upstream
-// event is written and flushed as it arrives; a stream that ends without
+// event is relayed as it arrives (relayOut); a stream that ends without
 // its terminal event gets the dialect's in-band error.
 func (x *exchange) relaySame(w streamWriter) {
 	t := x.tail()
@@ -126,7 +126,7 @@ func (x *exchange) relaySame(w streamWriter) {
 		if txt := t.Text(); len(txt) > 0 {
 			x.estOut += int64(x.Count(txt))
 		}
-		if !x.flushOut(w, ev.Raw) {
+		if !x.relayOut(w, ev.Raw) {
 			return
 		}
 	}

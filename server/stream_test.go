@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 const anthEvent = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"%d\"}}\n\n"
@@ -182,4 +185,77 @@ func TestTruncatedStreamGetsErrorEvent(t *testing.T) {
 	f("/v1/responses", `{"model":"gpt-5","input":"x","stream":true}`,
 		"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_9\"}}\n\n",
 		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_9\",\"object\":\"response\",\"created_at\":1767225600,\"model\":\"gpt-5\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"provider resp: upstream stream ended before its terminal event\"},\"output\":[],\"usage\":null}}\n\n")
+}
+
+// TestStreamEventsArrivingTogetherLeaveTogether: the events of one upstream
+// read reach the client in one write (each write to the client is a pipe
+// hand-off and a syscall in fasthttp), and none of them waits for the next
+// read: before the relay reads again, everything whole it had is written.
+// TestStreamEventsAreNotBatched is the same promise over real sockets.
+func TestStreamEventsArrivingTogetherLeaveTogether(t *testing.T) {
+	var stream strings.Builder
+	stream.WriteString(anthStart)
+	for i := range 20 {
+		fmt.Fprintf(&stream, anthEvent, i)
+	}
+	stream.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	all := stream.String()
+	cut := strings.Index(all, fmt.Sprintf(`"text":"%d"`, 10)) // inside event 10
+	whole := strings.LastIndex(all[:cut], "\n\n") + 2         // events before it
+
+	up := newUpstream(t, &recorder{reply: chatReply})
+	cfg := parseConfig(t, sameConfig, up.URL)
+	_, s := serveConfigServer(t, cfg, io.Discard)
+	rt, _, _ := match([]byte("POST"), []byte("/v1/messages"))
+	var ctx fasthttp.RequestCtx
+	size, ok := s.admit(&ctx, rt.dialect)
+	if !ok {
+		t.Fatal("not admitted")
+	}
+	var client writeCounter
+	reads := &twoReads{first: all[:cut], second: all[cut:], before: func() {
+		if client.String() != all[:whole] {
+			t.Errorf("before the second read the client had %d bytes, want the %d of the whole events", client.Len(), whole)
+		}
+	}}
+	x := acquireExchange(s, &ctx, rt, nil, size)
+	x.upResp.SetBodyStream(reads, -1)
+	x.streamKind = streamSame
+	x.writeStream(bufio.NewWriterSize(&client, 64<<10))
+	if client.String() != all {
+		t.Fatalf("client got %q, want the stream as it came", client.String())
+	}
+	if client.writes != 2 {
+		t.Fatalf("%d events that arrived in 2 reads left in %d writes, want 2", 22, client.writes)
+	}
+}
+
+// writeCounter is a client connection that counts the writes made to it.
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *writeCounter) Write(b []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(b)
+}
+
+// twoReads answers first, then second (calling before first), then EOF.
+type twoReads struct {
+	first, second string
+	before        func()
+	n             int
+}
+
+func (r *twoReads) Read(p []byte) (int, error) {
+	r.n++
+	switch r.n {
+	case 1:
+		return copy(p, r.first), nil
+	case 2:
+		r.before()
+		return copy(p, r.second), nil
+	}
+	return 0, io.EOF
 }

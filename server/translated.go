@@ -141,7 +141,7 @@ func (x *exchange) relayTranslated(w streamWriter) {
 		if len(x.out) == 0 {
 			continue
 		}
-		if !x.flushOut(w, x.out) {
+		if !x.relayOut(w, x.out) {
 			return
 		}
 	}

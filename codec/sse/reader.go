@@ -54,7 +54,10 @@ type Reader struct {
 	// size): buf.B[start:scan] holds no event end, and line is where the
 	// line being scanned starts. Both are absolute indexes into buf.B.
 	scan, line int
-	scanned    int // bytes examined by the framing scan; tests read it
+	// ready is the index just past a complete buffered event that Ready
+	// found and Next has not returned yet, or 0.
+	ready   int
+	scanned int // bytes examined by the framing scan; tests read it
 	data       []byte
 	err        error
 }
@@ -63,7 +66,7 @@ type Reader struct {
 func (rd *Reader) Reset(r io.Reader) {
 	rd.r = r
 	rd.start, rd.end = 0, 0
-	rd.scan, rd.line = 0, 0
+	rd.scan, rd.line, rd.ready = 0, 0, 0
 	rd.err = nil
 	rd.data = rd.data[:0]
 	if rd.buf == nil {
@@ -89,9 +92,9 @@ func (rd *Reader) Buffered() int { return rd.end - rd.start }
 // complete), then io.EOF. Other errors come from the underlying reader.
 func (rd *Reader) Next() (Event, error) {
 	for {
-		if end := rd.eventEnd(); end > 0 {
+		if end := rd.nextEnd(); end > 0 {
 			raw := rd.buf.B[rd.start:end]
-			rd.start, rd.scan, rd.line = end, end, end
+			rd.start, rd.scan, rd.line, rd.ready = end, end, end, 0
 			return rd.parse(raw), nil
 		}
 		if rd.err != nil {
@@ -101,6 +104,21 @@ func (rd *Reader) Next() (Event, error) {
 			return Event{}, err
 		}
 	}
+}
+
+// Ready reports whether a whole event is buffered, so that Next returns
+// it without reading from the underlying stream. A relay that writes each
+// event as Next returns it flushes only when the next one is not Ready:
+// events that arrived together leave together, and none waits on a read.
+// The scan it does is the one Next would do; nothing is examined twice.
+func (rd *Reader) Ready() bool { return rd.nextEnd() > 0 }
+
+// nextEnd is eventEnd, remembered until Next consumes the event.
+func (rd *Reader) nextEnd() int {
+	if rd.ready == 0 {
+		rd.ready = rd.eventEnd()
+	}
+	return rd.ready
 }
 
 // tail returns what is left after the stream ended: a last event without

@@ -154,3 +154,59 @@ func TestWalk(t *testing.T) {
 		t.Fatalf("stop at fn's error: %d, %v", n, err)
 	}
 }
+
+// countingReader counts the reads made of it.
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+// TestReaderReady: Ready is true exactly when Next can return an event
+// without reading, never reads itself, and asking it costs no second scan.
+func TestReaderReady(t *testing.T) {
+	// Two whole events and a third cut short arrive in the first read.
+	cr := &countingReader{r: iotest.HalfReader(strings.NewReader("data: 1\n\nevent: e\ndata: 2\n\ndata: 3"))}
+	var rd Reader
+	rd.Reset(cr)
+	defer rd.Release()
+	if rd.Ready() || cr.reads != 0 {
+		t.Fatalf("Ready before any read = %v after %d reads", rd.Ready(), cr.reads)
+	}
+	ev, err := rd.Next()
+	if err != nil || string(ev.Data) != "1" {
+		t.Fatalf("Next = %q, %v", ev.Data, err)
+	}
+	reads := cr.reads
+	if !rd.Ready() {
+		t.Fatal("Ready = false with the second event buffered")
+	}
+	scanned := rd.scanned
+	if ev, err = rd.Next(); err != nil || string(ev.Data) != "2" || cr.reads != reads {
+		t.Fatalf("Next = %q, %v after %d more reads", ev.Data, err, cr.reads-reads)
+	}
+	if rd.scanned != scanned {
+		t.Fatalf("Next scanned %d bytes Ready had scanned already", rd.scanned-scanned)
+	}
+	if rd.Ready() || cr.reads != reads {
+		t.Fatalf("Ready = true with only a partial event buffered (or it read: %d)", cr.reads-reads)
+	}
+	var rest []string
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest = append(rest, string(ev.Data))
+	}
+	if len(rest) != 1 || rest[0] != "3" {
+		t.Fatalf("rest = %q, want the partial third event", rest)
+	}
+}
