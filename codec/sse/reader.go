@@ -58,8 +58,8 @@ type Reader struct {
 	// found and Next has not returned yet, or 0.
 	ready   int
 	scanned int // bytes examined by the framing scan; tests read it
-	data       []byte
-	err        error
+	data    []byte
+	err     error
 }
 
 // Reset makes the reader read from r, keeping its buffer.
