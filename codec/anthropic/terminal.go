@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"github.com/tidwall/gjson"
-
 	"slipstream/codec"
 	"slipstream/codec/sse"
 )
@@ -26,9 +24,9 @@ func (t *Tail) Observe(name, data []byte) {
 	case "message_stop", "error":
 		t.done = true
 	case "message_start":
-		t.usage.read(codec.Get(data, "message.usage"))
+		t.usage.read(codec.Member(codec.Member(data, "message"), "usage"))
 	case "message_delta":
-		t.usage.read(codec.Get(data, "usage"))
+		t.usage.read(codec.Member(data, "usage"))
 	}
 }
 
@@ -54,7 +52,7 @@ func (t *Tail) AppendError(dst []byte, e *codec.Error) []byte {
 // Messages response) into the neutral Usage.
 func ReadUsage(obj []byte) codec.Usage {
 	var c counts
-	c.read(codec.ResultOf(obj))
+	c.read(obj)
 	return c.usage()
 }
 
@@ -65,16 +63,35 @@ type counts struct {
 	known                                    bool
 }
 
-func (c *counts) read(u gjson.Result) {
-	if !u.IsObject() {
+// read updates c from the raw usage object u in one pass over it; a count
+// that is absent or not a number keeps its value.
+func (c *counts) read(u []byte) {
+	if !codec.IsObject(u) {
 		return
 	}
 	c.known = true
-	setCount(&c.in, u.Get("input_tokens"))
-	setCount(&c.cacheWrite, u.Get("cache_creation_input_tokens"))
-	setCount(&c.cacheRead, u.Get("cache_read_input_tokens"))
-	setCount(&c.out, u.Get("output_tokens"))
-	setCount(&c.thinking, u.Get("output_tokens_details.thinking_tokens"))
+	m := codec.ObjectMembers(u)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "input_tokens":
+			setRawCount(&c.in, v)
+		case "cache_creation_input_tokens":
+			setRawCount(&c.cacheWrite, v)
+		case "cache_read_input_tokens":
+			setRawCount(&c.cacheRead, v)
+		case "output_tokens":
+			setRawCount(&c.out, v)
+		case "output_tokens_details":
+			setRawCount(&c.thinking, codec.Member(v, "thinking_tokens"))
+		}
+	}
+}
+
+// setRawCount sets *dst to the raw JSON number v; anything else leaves it.
+func setRawCount(dst *int64, v []byte) {
+	if len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
+		*dst = codec.IntValue(v)
+	}
 }
 
 // usage returns the neutral usage: Input counts the cached and
