@@ -170,7 +170,7 @@ func SkipWS(b []byte, i int) int {
 // StringEnd returns the index of the quote closing the string that opens
 // at i, or len(b).
 func StringEnd(b []byte, i int) int {
-	end, ok := stringShape(b, i+1, nil)
+	end, ok := stringShape(b, i+1)
 	if !ok {
 		return len(b)
 	}

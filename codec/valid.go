@@ -59,11 +59,11 @@ func ValidShapeTop(b []byte, keys []string, vals [][]byte) (dup int, ok bool) {
 const OriginTagPrefix = "SsOr"
 
 // ValidShapeTopTagged is ValidShapeTop that also reports, in the same
-// pass, whether b holds a quote followed by OriginTagPrefix: a string
-// (member name or value) whose content starts with the prefix, or an
-// escaped quote followed by it inside a string. tagged is what a search of
-// b for `"SsOr` would answer, for the cost of one compare per quote, so
-// a same-dialect body needs no second scan to know whether its replay
+// pass, whether b holds a string value whose raw content starts with
+// OriginTagPrefix: where a replay token slipstream tagged comes back (a
+// member's value or an array element, never a member name, never inside
+// another string). It costs one compare per string value, so a
+// same-dialect body needs no second scan to know whether its replay
 // tokens must be sorted. tagged is meaningful only when ok.
 func ValidShapeTopTagged(b []byte, keys []string, vals [][]byte) (dup int, tagged, ok bool) {
 	dup, ok = validTop(b, keys, vals, false, &tagged)
@@ -81,8 +81,7 @@ func ValidTop(b []byte, keys []string, vals [][]byte) bool {
 }
 
 // validTop is ValidShapeTop and ValidTop. tagged, when not nil, is set
-// when a quote is followed by OriginTagPrefix (strings are then checked for
-// shape only: strict must be false).
+// when a string value starts with OriginTagPrefix.
 func validTop(b []byte, keys []string, vals [][]byte, strict bool, tagged *bool) (dup int, ok bool) {
 	clear(vals)
 	dup = -1
@@ -100,7 +99,7 @@ func validTop(b []byte, keys []string, vals [][]byte, strict bool, tagged *bool)
 			return dup, false
 		}
 		ks := i + 1
-		if i, ok = validString(b, ks, strict, tagged); !ok {
+		if i, ok = validString(b, ks, strict); !ok {
 			return dup, false
 		}
 		key := b[ks : i-1]
@@ -194,14 +193,18 @@ func asciiEqualFold(a []byte, b string) bool {
 }
 
 // validValue checks the value starting at b[i] and returns the index after it.
-// tagged is as in validTop.
+// tagged is as in validTop: the opening quote of a string value is the one
+// place a tag is looked for.
 func validValue(b []byte, i, depth int, strict bool, tagged *bool) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return validString(b, i+1, strict, tagged)
+		if tagged != nil && tagAt(b, i+1) {
+			*tagged = true
+		}
+		return validString(b, i+1, strict)
 	case c == '{':
 		return validObject(b, i+1, depth+1, strict, tagged)
 	case c == '[':
@@ -238,7 +241,7 @@ func validObject(b []byte, i, depth int, strict bool, tagged *bool) (int, bool) 
 			return i, false
 		}
 		var ok bool
-		if i, ok = validString(b, i+1, strict, tagged); !ok {
+		if i, ok = validString(b, i+1, strict); !ok {
 			return i, false
 		}
 		i = SkipWS(b, i)
@@ -334,11 +337,10 @@ var strClass = func() (t [256]uint8) {
 }()
 
 // validString checks string content from b[i] (after the opening quote)
-// and returns the index after the closing quote. tagged is as in validTop
-// (nil when strict).
-func validString(b []byte, i int, strict bool, tagged *bool) (int, bool) {
+// and returns the index after the closing quote.
+func validString(b []byte, i int, strict bool) (int, bool) {
 	if !strict {
-		return stringShape(b, i, tagged)
+		return stringShape(b, i)
 	}
 	for {
 		for i+8 <= len(b) && plain(binary.LittleEndian.Uint64(b[i:])) {
@@ -427,13 +429,8 @@ func digits(b []byte, i int) int {
 
 // stringShape finds the quote that closes the string whose content starts
 // at b[i]: the first quote not escaped by an odd run of backslashes. It
-// uses bytes.IndexByte, which scans many bytes per instruction. tagged,
-// when not nil, is set when the opening quote or an escaped one inside is
-// followed by OriginTagPrefix.
-func stringShape(b []byte, i int, tagged *bool) (int, bool) {
-	if tagged != nil && tagAt(b, i) {
-		*tagged = true
-	}
+// uses bytes.IndexByte, which scans many bytes per instruction.
+func stringShape(b []byte, i int) (int, bool) {
 	for {
 		q := bytes.IndexByte(b[i:], '"')
 		if q < 0 {
@@ -448,9 +445,6 @@ func stringShape(b []byte, i int, tagged *bool) (int, bool) {
 			return j + 1, true
 		}
 		i = j + 1
-		if tagged != nil && tagAt(b, i) {
-			*tagged = true
-		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -121,40 +122,44 @@ func TestValidShapeTop(t *testing.T) {
 }
 
 // TestValidShapeTopTagged: the shape pass reports an origin-tagged string
-// exactly when a search for a quote followed by the prefix would, and
-// otherwise answers as ValidShapeTop.
+// exactly when a string value's raw content starts with the prefix
+// (taggedValue), and otherwise answers as ValidShapeTop.
 func TestValidShapeTopTagged(t *testing.T) {
 	keys := []string{"model"}
 	vals := make([][]byte, 1)
-	for _, s := range []string{
-		`{"model":"m","messages":[{"signature":"SsOrAnthabc"}]}`,
-		`{"model":"m","messages":[{"signature":"abc"}]}`,
-		`{"model":"SsOr"}`,
-		`{"model":"SsO"}`,
-		`{"SsOrChat":1}`,
-		`{"a":["x","SsOrResp"]}`,
-		`{"a":"text \"SsOr inside"}`,
-		`{"a":"text \\"}`,
-		`{"a":"SsOr`,
-		`{"a":"b SsOr"}`,
-		`{"a":"\\SsOr"}`,
-		`{"a":{"b":{"c":"SsOrGemi"}}}`,
-		`[ "SsOr" ]`,
+	for _, c := range []struct {
+		s      string
+		tagged bool
+	}{
+		{`{"model":"m","messages":[{"signature":"SsOrAnthabc"}]}`, true},
+		{`{"model":"m","messages":[{"signature":"abc"}]}`, false},
+		{`{"model":"SsOr"}`, true},
+		{`{"model":"SsO"}`, false},
+		{`{"SsOrChat":1}`, false},             // a member name: never a token
+		{`{"a":["x","SsOrResp"]}`, true},      // an array element
+		{`{"a":"text \"SsOr inside"}`, false}, // inside a string
+		{`{"a":"text \\"}`, false},
+		{`{"a":"SsOr`, false},
+		{`{"a":"b SsOr"}`, false},
+		{`{"a":"\\SsOr"}`, false},
+		{`{"a":"\u0053sOr"}`, false}, // escaped: not the raw prefix
+		{`{"a":{"b":{"c":"SsOrGemi"}}}`, true},
+		{`[ "SsOr" ]`, false},
 	} {
-		b := []byte(s)
+		b := []byte(c.s)
 		dup, tagged, ok := ValidShapeTopTagged(b, keys, vals)
 		wantDup, wantOK := ValidShapeTop(b, keys, vals)
 		if ok != wantOK || dup != wantDup {
-			t.Fatalf("ValidShapeTopTagged(%q) = %v dup %d, ValidShapeTop %v dup %d", s, ok, dup, wantOK, wantDup)
+			t.Fatalf("ValidShapeTopTagged(%q) = %v dup %d, ValidShapeTop %v dup %d", c.s, ok, dup, wantOK, wantDup)
 		}
-		if want := strings.Contains(s, `"`+OriginTagPrefix); ok && tagged != want {
-			t.Fatalf("ValidShapeTopTagged(%q) tagged = %v, want %v", s, tagged, want)
+		if ok && (tagged != c.tagged || tagged != taggedValue(t, b)) {
+			t.Fatalf("ValidShapeTopTagged(%q) tagged = %v, want %v", c.s, tagged, c.tagged)
 		}
 	}
 }
 
 func FuzzValidShapeTopTagged(f *testing.F) {
-	for _, s := range []string{`{"a":"SsOrAnth"}`, `{"a":"x\"SsOr"}`, `{"SsOr":1}`} {
+	for _, s := range []string{`{"a":"SsOrAnth"}`, `{"a":"x\"SsOr"}`, `{"SsOr":1}`, `{"a":[{"b":"SsOrGemi"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -163,10 +168,48 @@ func FuzzValidShapeTopTagged(f *testing.F) {
 		if ok != wantOK || dup != wantDup {
 			t.Fatalf("ValidShapeTopTagged(%q) disagrees with ValidShapeTop", b)
 		}
-		if want := strings.Contains(string(b), `"`+OriginTagPrefix); ok && tagged != want {
-			t.Fatalf("ValidShapeTopTagged(%q) tagged = %v, want %v", b, tagged, want)
+		if ok && Valid(b) && tagged != taggedValue(t, b) {
+			t.Fatalf("ValidShapeTopTagged(%q) tagged = %v, want %v", b, tagged, !tagged)
 		}
 	})
+}
+
+// taggedValue is the reference for ValidShapeTopTagged's tagged on valid
+// JSON: it walks b's tokens with encoding/json and reports whether a
+// string that is not a member name starts, as raw bytes, with a quote and
+// OriginTagPrefix.
+func taggedValue(t *testing.T, b []byte) bool {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var inObject []bool // per open container: an object?
+	wantKey := false    // the next string in the innermost object is a name
+	tagged := false
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return tagged
+		}
+		raw := bytes.TrimLeft(b[start:dec.InputOffset()], " \t\r\n,:")
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				inObject = append(inObject, v == '{')
+				wantKey = v == '{'
+				continue
+			}
+			inObject = inObject[:len(inObject)-1]
+		case string:
+			if !wantKey && bytes.HasPrefix(raw, []byte(`"`+OriginTagPrefix)) {
+				tagged = true
+			}
+			if wantKey {
+				wantKey = false
+				continue
+			}
+		}
+		wantKey = len(inObject) > 0 && inObject[len(inObject)-1]
+	}
 }
 
 func TestValidTop(t *testing.T) {

@@ -48,27 +48,6 @@ func originOf(sig []byte, client codec.Dialect) (codec.Dialect, []byte) {
 	return client, sig
 }
 
-// HasOriginTag reports whether body holds a string that starts with an
-// origin tag: a same-dialect body that does must have its replay tokens
-// sorted (AppendRequestFrom) before it goes upstream. It scans at
-// memchr speed; codec.ValidShapeTopTagged answers the same in the shape
-// check a body gets anyway.
-func HasOriginTag(body []byte) bool {
-	// "SsOr" is searched rather than `"SsOr`: a quote is in every few
-	// bytes of JSON, an S much more rarely, so the search skips further.
-	for i := 1; i < len(body); {
-		j := bytes.Index(body[i:], tagPrefix)
-		if j < 0 {
-			return false
-		}
-		if body[i+j-1] == '"' {
-			return true
-		}
-		i += j + 1
-	}
-	return false
-}
-
 // AppendRequestFrom is AppendRequest for a request read from the client
 // dialect: replay tokens whose origin is not up are left out, and up's
 // own lose their tag. r is unchanged when it returns.

@@ -52,20 +52,19 @@ func TestReplayTokensByOrigin(t *testing.T) {
 	f(codec.DialectResponses, nil, []string{"QW50aHJvcGljU2ln", "R2VtaW5pU2ln", "SsOr"})
 }
 
-func TestHasOriginTag(t *testing.T) {
+// TestShapeCheckFindsTags: the shape check every same-dialect body gets
+// reports the tags this package writes, where a client sends them back.
+func TestShapeCheckFindsTags(t *testing.T) {
 	f := func(body string, want bool) {
 		t.Helper()
-		if got := HasOriginTag([]byte(body)); got != want {
-			t.Fatalf("HasOriginTag(%q) = %v", body, got)
+		if _, tagged, ok := codec.ValidShapeTopTagged([]byte(body), nil, nil); !ok || tagged != want {
+			t.Fatalf("ValidShapeTopTagged(%q) = tagged %v, ok %v", body, tagged, ok)
 		}
 	}
 	f(thinkingHistory, true)
 	f(`{"signature":"QW50aHJvcGljU2ln"}`, false)
-	f(`{"text":"xSsOrGemi","signature":"SsOrGemiAAAA"}`, true) // the first match is not a string start
+	f(`{"text":"xSsOrGemi","signature":"SsOrGemiAAAA"}`, true)
 	f(`{"text":"xSsOrGemi"}`, false)
-	f(`SsOr`, false)
-	f(`"SsOr`, true)
-	f(``, false)
 }
 
 // TestReplayTokenTaggedOnTheWayDown: a Gemini thoughtSignature written
