@@ -34,6 +34,18 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 
 const msgTooManyRequests = "too many requests in flight (limits.max_concurrent); retry shortly"
 
+// hold counts n bytes of an upstream answer that x keeps whole in memory
+// until its client has read it (a body read to be checked or translated)
+// in the bytes in flight, next to the request body admit counted: while
+// they are held, new requests meet limits.max_bytes_in_flight sooner. The
+// request holding them is not refused (its upstream has answered).
+func (x *exchange) hold(n int) {
+	if !x.left {
+		x.held += int64(n)
+		x.s.bytesInFlight.Add(int64(n))
+	}
+}
+
 // leave releases the slot admit took.
 func (s *Server) leave(size int64) {
 	s.bytesInFlight.Add(-size)

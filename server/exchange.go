@@ -56,10 +56,14 @@ type exchange struct {
 	answer mock.Answer
 	done   chan error // result of an upstream call run beside a keep-alive loop
 
-	// relayBody is a same-dialect upstream body read whole and validated
-	// (bufferRelayBody), relayed from relayOff on by passBody.
+	// relayBody is a whole answer passBody relays from relayOff on: a
+	// same-dialect upstream body read whole and validated
+	// (bufferRelayBody), or a translated one (respondTranslatedBody).
 	relayBody *pool.Buffer
 	relayOff  int
+	// held is what hold counted of the answer's buffers in the bytes in
+	// flight; x gives it back with its request's size when it leaves.
+	held int64
 
 	// errPrefix is "provider NAME: " of the current target, and msgBuf a
 	// message built with it (named.go).
@@ -149,8 +153,9 @@ func (x *exchange) release() {
 	x.closeUpstream(x.upErr)
 	x.record() // before the slot is given back: whoever sees it free sees the log line
 	if !x.left {
-		x.s.leave(x.size)
+		x.s.leave(x.size + x.held)
 	}
+	x.held = 0
 	if x.ts != nil {
 		translate.ReleaseStream(x.ts)
 		x.ts = nil
@@ -195,7 +200,7 @@ func (x *exchange) release() {
 func (x *exchange) leaveEarly() {
 	if !x.left {
 		x.left = true
-		x.s.leave(x.size)
+		x.s.leave(x.size + x.held)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -83,4 +84,59 @@ func TestDerivedBytesInFlightCapAnswers429(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestHeldAnswersCountInBytesInFlight: a whole upstream answer that
+// slipstream keeps in memory until its client has read it (a same-dialect
+// body read to be checked, a translated one) counts in the bytes in
+// flight, so a client that reads slowly cannot pile answers up past
+// limits.max_bytes_in_flight: meanwhile a new request gets 429. Before,
+// only request bodies counted, and a translated answer left admission
+// before its client had read it.
+func TestHeldAnswersCountInBytesInFlight(t *testing.T) {
+	const size = 12 << 20
+	reply := `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"` + strings.Repeat("a", size) + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
+	up := rawUpstream(t, httpReply("application/json", reply))
+	cfg := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\nlimits: {max_bytes_in_flight: 1MiB}\n"
+	for _, c := range []struct{ name, path, body string }{
+		{"same_dialect", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`},
+		{"translated", "/v1/messages", `{"model":"gpt-4o","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, s := startServer(t, cfg, up)
+			slow := dialSlowReader(t, base)
+			if _, err := slow.Write(rawRequest(c.path, []byte(c.body))); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for s.bytesInFlight.Load() < size {
+				if time.Now().After(deadline) {
+					t.Fatalf("a %d-byte answer its client has not read counts %d bytes in flight", size, s.bytesInFlight.Load())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if status, _, body := post(t, base+c.path, c.body); status != http.StatusTooManyRequests {
+				t.Fatalf("a request beside the held answer: %d %.200s, want 429", status, body)
+			}
+			slow.Close()
+			waitIdle(t, s)
+		})
+	}
+}
+
+// dialSlowReader connects to base with a 4 KiB receive buffer and never
+// reads: an answer larger than the socket buffers stays unwritten.
+func dialSlowReader(t *testing.T, base string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10)
+		})
+	}}
+	c, err := d.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

@@ -180,6 +180,7 @@ func (x *exchange) bufferRelayBody() bool {
 		return false
 	}
 	x.relayBody, x.relayOff = b, 0
+	x.hold(len(b.B))
 	return true
 }
 

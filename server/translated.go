@@ -54,12 +54,14 @@ func (x *exchange) respondTranslated() bool {
 		x.handOffStream(streamTranslated)
 		return true
 	}
-	x.respondTranslatedBody()
-	return false
+	return x.respondTranslatedBody()
 }
 
-// respondTranslatedBody translates a whole non-streamed upstream body.
-func (x *exchange) respondTranslatedBody() {
+// respondTranslatedBody translates a whole non-streamed upstream body and
+// hands the translation to passBody, which relays it and then releases x,
+// so the bytes stay counted in flight until the client has read them. It
+// reports whether x was handed off.
+func (x *exchange) respondTranslatedBody() bool {
 	ctx := x.ctx
 	x.watch.start(x) // the body may drip: a departed client ends the read
 	body, err := x.readUpstreamBody(maxUpstreamBody)
@@ -67,29 +69,35 @@ func (x *exchange) respondTranslatedBody() {
 	if err != nil {
 		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "provider "+x.target.Provider.Name+": cannot read the upstream response")
-		return
+		return false
 	}
 	out := pool.Get(len(body) + 1024)
 	out.B, err = x.ts.AppendBody(out.B[:0], body)
-	if err != nil {
+	switch e := x.ts.Failure(); {
+	case err != nil:
+		pool.Put(out)
 		x.result = resultUpstreamFailed
 		x.s.writeError(ctx, x.rt.dialect, fasthttp.StatusBadGateway, "provider "+x.target.Provider.Name+": the upstream response is malformed: "+err.Error())
-	} else if e := x.ts.Failure(); e != nil {
+		return false
+	case e != nil:
 		// The body decoded to an error (an error object, or a body cut
 		// before its end): an error status, not a 200 carrying it.
+		pool.Put(out)
 		x.result = resultUpstreamFailed
 		x.s.writeErrorValue(ctx, x.rt.dialect, e)
-	} else {
-		// A streamed request the upstream answered with a whole body: the
-		// stream encoder wrote that body as the client's event stream.
-		if x.stream {
-			setSSEHeaders(ctx)
-		} else {
-			ctx.SetContentType("application/json")
-		}
-		ctx.Response.SetBody(out.B)
+		return false
 	}
-	pool.Put(out)
+	// A streamed request the upstream answered with a whole body: the
+	// stream encoder wrote that body as the client's event stream.
+	if x.stream {
+		setSSEHeaders(ctx)
+	} else {
+		ctx.SetContentType("application/json")
+	}
+	x.relayBody, x.relayOff = out, 0
+	x.hold(len(body) + len(out.B)) // the upstream body stays in x.out until release
+	x.handOffBody(len(out.B))
+	return true
 }
 
 // relayTranslatedBody is relayTranslated for an upstream that answered a

@@ -196,8 +196,9 @@ type Limits struct {
 	// provider at once; a request that finds them all busy waits up to
 	// timeouts.connect for one and then gets 503. Default max_concurrent.
 	UpstreamConns int `yaml:"upstream_conns"`
-	// MaxBytesInFlight caps the sum of request bodies being handled; over
-	// it: 429. Default: a quarter of the process's memory limit
+	// MaxBytesInFlight caps the sum of request bodies being handled and of
+	// whole upstream answers held until their clients read them; over it:
+	// 429. Default: a quarter of the process's memory limit
 	// (GOMEMLIMIT, else the cgroup memory limit; see memory.go for why a
 	// quarter), or no cap when there is no limit.
 	MaxBytesInFlight Size `yaml:"max_bytes_in_flight"`
