@@ -108,7 +108,8 @@ func TestHeldAnswersCountInBytesInFlight(t *testing.T) {
 			if _, err := slow.Write(rawRequest(c.path, []byte(c.body))); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(5 * time.Second)
+			// Generous: under -race, reading and translating 12 MB takes seconds.
+			deadline := time.Now().Add(60 * time.Second)
 			for s.bytesInFlight.Load() < size {
 				if time.Now().After(deadline) {
 					t.Fatalf("a %d-byte answer its client has not read counts %d bytes in flight", size, s.bytesInFlight.Load())
