@@ -35,6 +35,13 @@ func serveConfig(t testing.TB, cfg *config.Config, w io.Writer) string {
 
 func serveConfigServer(t testing.TB, cfg *config.Config, w io.Writer) (string, *Server) {
 	t.Helper()
+	return serveConfigListener(t, cfg, w, nil)
+}
+
+// serveConfigListener is serveConfigServer on a loopback listener that
+// wrap, when not nil, wraps (in TLS, say); the URL says http either way.
+func serveConfigListener(t testing.TB, cfg *config.Config, w io.Writer, wrap func(net.Listener) net.Listener) (string, *Server) {
+	t.Helper()
 	s, err := New(cfg, Options{Log: w, Now: func() time.Time { return time.Unix(1767225600, 0) }})
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +49,9 @@ func serveConfigServer(t testing.TB, cfg *config.Config, w io.Writer) (string, *
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wrap != nil {
+		ln = wrap(ln)
 	}
 	done := make(chan struct{})
 	go func() { _ = s.Serve(ln); close(done) }()

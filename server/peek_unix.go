@@ -6,10 +6,12 @@ import "syscall"
 
 // peerGone reports whether the peer of a socket has closed or reset it,
 // without consuming anything: a peek that finds the end of the stream (or
-// an error other than "nothing to read yet") means the client is gone;
-// pending bytes (a pipelined request) mean it is still there. Under TLS a
-// client that closes with a close_notify alert leaves that alert pending,
-// so it is seen only at the next write; a reset or a bare close is seen.
+// an error other than "nothing to read yet") means the client is gone.
+// Pending bytes leave the question open: they may be a pipelined request,
+// or, under TLS, the close_notify alert a client sends just before its
+// FIN, which no peek can see past; there the socket's state answers
+// (finReceived). A client that only half-closes is taken for gone either
+// way, as the end of the stream says nothing else.
 func peerGone(rc syscall.RawConn) bool {
 	var buf [1]byte
 	gone := false
@@ -21,6 +23,8 @@ func peerGone(rc syscall.RawConn) bool {
 			gone = true
 		case n == 0:
 			gone = true
+		default:
+			gone = finReceived(int(fd))
 		}
 		return true
 	})

@@ -2,10 +2,12 @@ package server
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -177,6 +179,67 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 	waitGoroutines(t, before)
 	if l := logs.String(); !strings.Contains(l, "result=client_gone") || strings.Contains(l, "upstream error") {
 		t.Fatalf("log %q", l)
+	}
+}
+
+// TestClientGoneOverTLS: a TLS client that hangs up sends a close_notify
+// alert before its FIN. The alert stays unread in the socket, so a peek
+// finds bytes, not the end of the stream; the departure must be seen all
+// the same, within a keep-alive interval, before the first byte (the
+// upstream connection closed, the slot freed).
+func TestClientGoneOverTLS(t *testing.T) {
+	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
+	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
+	cert := httptest.NewTLSServer(http.NotFoundHandler())
+	serverTLS := cert.TLS.Clone()
+	cert.Close()
+	base, s := serveConfigListener(t, cfg, nil, func(ln net.Listener) net.Listener { return tls.NewListener(ln, serverTLS) })
+	c, err := tls.Dial("tcp", strings.TrimPrefix(base, "http://"), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	time.Sleep(100 * time.Millisecond) // the call is in flight
+	gone := time.Now()
+	c.Close() // close_notify, then FIN
+	waitClosed(t, closed, gone, time.Second, "over TLS")
+	waitIdle(t, s)
+}
+
+// TestPipelinedRequestIsNotADeparture: bytes waiting in a client's socket
+// while its request is in flight (the next request, pipelined) are not a
+// departure: both requests are answered.
+func TestPipelinedRequestIsNotADeparture(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(600 * time.Millisecond) // three keep-alive intervals
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, anthropicReply)
+	}))
+	base, _ := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), up.URL)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
+	req := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	io.WriteString(c, req)
+	time.Sleep(100 * time.Millisecond) // the first is in flight: the second waits in the socket
+	io.WriteString(c, req)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(c)
+	for i := range 2 {
+		status, head := readHead(t, br)
+		if status != "HTTP/1.1 200 OK" {
+			t.Fatalf("response %d: %q", i+1, head)
+		}
+		n := 0
+		fmt.Sscanf(head[strings.Index(strings.ToLower(head), "content-length:")+len("content-length:"):], "%d", &n)
+		if _, err := io.ReadFull(br, make([]byte, n)); err != nil {
+			t.Fatalf("response %d body: %v", i+1, err)
+		}
 	}
 }
 
