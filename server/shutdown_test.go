@@ -15,18 +15,7 @@ import (
 // TestShutdownDrainsStreams: Shutdown stops accepting new connections but
 // lets a stream in flight run to its terminal event, then Serve returns.
 func TestShutdownDrainsStreams(t *testing.T) {
-	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"], chunks: 6, chunk_delay: 60ms}\ntimeouts: {keepalive: 0s}\n"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ln := newUnserved(t, mockConfig(t, "chunks: 6, chunk_delay: 60ms"), nil)
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
@@ -69,19 +58,9 @@ func TestShutdownDrainsStreams(t *testing.T) {
 // Shutdown does nothing when no listener is registered yet, so a Serve
 // that began after it served forever.
 func TestShutdownRacingServe(t *testing.T) {
-	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mockConfig(t, "")
 	for i := range 40 {
-		s, err := New(cfg, Options{Log: io.Discard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, ln := newUnserved(t, cfg, io.Discard)
 		served := make(chan error, 1)
 		if i%2 == 0 {
 			_ = s.Shutdown(context.Background()) // before Serve
@@ -97,4 +76,34 @@ func TestShutdownRacingServe(t *testing.T) {
 		}
 		ln.Close()
 	}
+}
+
+// mockConfig is a config with one mock provider serving every model,
+// with extra (flow-style fields, say "chunks: 6") on it, and keep-alive
+// pings off.
+func mockConfig(t *testing.T, extra string) *config.Config {
+	t.Helper()
+	if extra != "" {
+		extra = ", " + extra
+	}
+	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"]"+extra+"}\ntimeouts: {keepalive: 0s}\n"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// newUnserved builds a server on cfg and a loopback listener for it,
+// leaving Serve and Shutdown to the test.
+func newUnserved(t *testing.T, cfg *config.Config, log io.Writer) (*Server, net.Listener) {
+	t.Helper()
+	s, err := New(cfg, Options{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ln
 }

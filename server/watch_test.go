@@ -155,6 +155,19 @@ func TestClientGoneBeforeFirstByte(t *testing.T) {
 	waitGoroutines(t, before)
 }
 
+// hangUpInFlight sends a request that is not streamed on c, closes c once
+// the call is in flight, and waits for the upstream (upstreamClosed) to see
+// its connection closed within a second.
+func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string) {
+	t.Helper()
+	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	time.Sleep(100 * time.Millisecond) // the call is in flight
+	gone := time.Now()
+	c.Close()
+	waitClosed(t, closed, gone, time.Second, what)
+}
+
 // TestClientGoneBeforeFirstByteNotStreamed: the same for a request that
 // is not streamed (no ping goes out; the handler waits on the call).
 func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
@@ -169,12 +182,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	time.Sleep(100 * time.Millisecond) // the call is in flight
-	gone := time.Now()
-	c.Close()
-	waitClosed(t, closed, gone, time.Second, "before the first byte, not streamed")
+	hangUpInFlight(t, c, closed, "before the first byte, not streamed")
 	waitIdle(t, s)
 	waitGoroutines(t, before)
 	if l := logs.String(); !strings.Contains(l, "result=client_gone") || strings.Contains(l, "upstream error") {
@@ -198,12 +206,7 @@ func TestClientGoneOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	time.Sleep(100 * time.Millisecond) // the call is in flight
-	gone := time.Now()
-	c.Close() // close_notify, then FIN
-	waitClosed(t, closed, gone, time.Second, "over TLS")
+	hangUpInFlight(t, c, closed, "over TLS") // close_notify, then FIN
 	waitIdle(t, s)
 }
 

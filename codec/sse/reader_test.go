@@ -195,18 +195,7 @@ func TestReaderReady(t *testing.T) {
 	if rd.Ready() || cr.reads != reads {
 		t.Fatalf("Ready = true with only a partial event buffered (or it read: %d)", cr.reads-reads)
 	}
-	var rest []string
-	for {
-		ev, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rest = append(rest, string(ev.Data))
-	}
-	if len(rest) != 1 || rest[0] != "3" {
+	if rest := rawRest(t, &rd); len(rest) != 1 || rest[0] != "data: 3" {
 		t.Fatalf("rest = %q, want the partial third event", rest)
 	}
 }

@@ -125,6 +125,22 @@ func refFrame(stream []byte) []string {
 	return out
 }
 
+// rawRest reads rd to its end and returns the raw bytes of each event.
+func rawRest(t *testing.T, rd *Reader) []string {
+	t.Helper()
+	var out []string
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(ev.Raw))
+	}
+}
+
 // TestReaderFramingMatchesReference: random streams of short lines with
 // every kind of line ending, read in random chunk sizes, split into the
 // same events as the stateless rule splits the whole stream.
@@ -140,17 +156,7 @@ func TestReaderFramingMatchesReference(t *testing.T) {
 		var rd Reader
 		rd.MaxEvent = 1 << 20
 		rd.Reset(&chunkReader{b: b, n: 1 + rng.Intn(8)})
-		var got []string
-		for {
-			ev, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(ev.Raw))
-		}
+		got := rawRest(t, &rd)
 		rd.Release()
 		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
 			t.Fatalf("stream %q:\n got %q\nwant %q", b, got, want)
