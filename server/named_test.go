@@ -1,11 +1,9 @@
 package server
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,29 +68,7 @@ func TestNotAStreamNamesTheProvider(t *testing.T) {
 // TestPoolFull503HasRetryAfter: a full upstream connection pool is a 503
 // the client may retry, and says when.
 func TestPoolFull503HasRetryAfter(t *testing.T) {
-	release := make(chan struct{})
-	var started atomic.Int32
-	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		started.Add(1)
-		<-release
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, chatOK)
-	}))
-	defer close(release)
-	yml := strings.Replace(upConfig, "keepalive: 0s", "keepalive: 0s\n  connect: 300ms\nlimits:\n  upstream_conns: 2", 1)
-	base, _ := startServer(t, yml, up.URL)
-	body := `{"model":"gpt-4","messages":[]}`
-	for i := 0; i < 2; i++ {
-		go func() {
-			if resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body)); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		}()
-	}
-	for started.Load() < 2 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	base, body := fillUpstreamPool(t)
 	status, hdr, got := post(t, base+"/v1/chat/completions", body)
 	if status != 503 || hdr.Get("Retry-After") == "" {
 		t.Fatalf("status %d, Retry-After %q: %s", status, hdr.Get("Retry-After"), got)

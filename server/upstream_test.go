@@ -318,7 +318,12 @@ func TestUpstreamNoRetryOnFreshConnection(t *testing.T) {
 	}
 }
 
-func TestUpstreamPoolFullIs503(t *testing.T) {
+// fillUpstreamPool starts slipstream with limits.upstream_conns: 2 in
+// front of an upstream that holds every request until the test ends, and
+// returns once two Chat requests hold both connections: the next request
+// (body, on base) meets a full pool.
+func fillUpstreamPool(t *testing.T) (base, body string) {
+	t.Helper()
 	release := make(chan struct{})
 	var started atomic.Int32
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -327,10 +332,10 @@ func TestUpstreamPoolFullIs503(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, chatOK)
 	}))
-	defer close(release)
 	yml := strings.Replace(upConfig, "keepalive: 0s", "keepalive: 0s\n  connect: 300ms\nlimits:\n  upstream_conns: 2", 1)
-	base, _ := startServer(t, yml, up.URL)
-	body := `{"model":"gpt-4","messages":[]}`
+	base, _ = startServer(t, yml, up.URL)
+	t.Cleanup(func() { close(release) }) // runs first: the held requests end before the server shuts down
+	body = `{"model":"gpt-4","messages":[]}`
 	for i := 0; i < 2; i++ {
 		go func() {
 			if resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body)); err == nil {
@@ -342,6 +347,11 @@ func TestUpstreamPoolFullIs503(t *testing.T) {
 	for started.Load() < 2 {
 		time.Sleep(5 * time.Millisecond)
 	}
+	return base, body
+}
+
+func TestUpstreamPoolFullIs503(t *testing.T) {
+	base, body := fillUpstreamPool(t)
 	status, got := rawPost(t, base, "/v1/chat/completions", body)
 	if status != 503 || !strings.Contains(got, "limits.upstream_conns") || !strings.Contains(got, "chat") {
 		t.Fatalf("status %d: %s", status, got)

@@ -232,15 +232,10 @@ func googleEmail(ctx context.Context, f *Flow, c *http.Client, tok string) strin
 	if f.UserinfoURL == "" {
 		return ""
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.UserinfoURL, nil)
-	if err != nil {
-		return ""
-	}
-	req.Header.Set("Authorization", "Bearer "+tok)
 	var v struct {
 		Email string `json:"email"`
 	}
-	if doJSON(c, req, &v) != nil {
+	if getJSON(ctx, c, f.UserinfoURL, tok, &v) != nil {
 		return ""
 	}
 	return v.Email
@@ -312,6 +307,20 @@ func projectID(raw json.RawMessage) string {
 	}
 	_ = json.Unmarshal(raw, &o)
 	return o.ID
+}
+
+// getJSON GETs url with tok as the bearer token (and the extra header
+// name/value pairs) and decodes the JSON answer into out (doJSON).
+func getJSON(ctx context.Context, c *http.Client, url, tok string, out any, header ...string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return doJSON(c, req, out)
 }
 
 func postJSON(ctx context.Context, c *http.Client, u, tok string, in, out any) error {
@@ -394,18 +403,12 @@ func claudeEmail(ctx context.Context, f *Flow, c *http.Client, tok string) strin
 	if f.ProfileURL == "" {
 		return ""
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.ProfileURL, nil)
-	if err != nil {
-		return ""
-	}
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Anthropic-Beta", "oauth-2025-04-20")
 	var v struct {
 		Account struct {
 			Email string `json:"email"`
 		} `json:"account"`
 	}
-	if doJSON(c, req, &v) != nil {
+	if getJSON(ctx, c, f.ProfileURL, tok, &v, "Anthropic-Beta", "oauth-2025-04-20") != nil {
 		return ""
 	}
 	return v.Account.Email
