@@ -88,13 +88,28 @@ func e2eDir() string {
 
 // proxy is one running slipstream process.
 type proxy struct {
-	URL  string // http://127.0.0.1:PORT, no trailing slash
-	Addr string
-	log  *syncBuffer
+	URL     string // http://127.0.0.1:PORT, no trailing slash
+	Addr    string
+	Config  string // the config file's path
+	Pid     int
+	log     *syncBuffer
+	logPath string // set when the output goes to a file (startOpts.logFile)
 }
 
 // Log returns what slipstream wrote to stderr so far.
-func (p *proxy) Log() string { return p.log.String() }
+func (p *proxy) Log() string {
+	if p.logPath != "" {
+		b, _ := os.ReadFile(p.logPath)
+		return string(b)
+	}
+	return p.log.String()
+}
+
+// startOpts are the process settings startSlipstreamWith adds to a config.
+type startOpts struct {
+	env     []string // added to the test's environment, e.g. "GOMEMLIMIT=64MiB"
+	logFile string   // stdout and stderr appended to this file in the config's directory
+}
 
 // startSlipstream writes cfg (YAML; "{{LISTEN}}" is replaced by the chosen
 // loopback address) to a temp dir, starts slipstream on it, waits until
@@ -102,11 +117,17 @@ func (p *proxy) Log() string { return p.log.String() }
 // On test failure slipstream's stderr is logged.
 func startSlipstream(t *testing.T, cfg string) *proxy {
 	t.Helper()
+	return startSlipstreamWith(t, cfg, startOpts{})
+}
+
+// startSlipstreamWith is startSlipstream with process settings o.
+func startSlipstreamWith(t *testing.T, cfg string, o startOpts) *proxy {
+	t.Helper()
 	bin := slipstreamBin(t)
 	var lastErr string
 	for attempt := 0; attempt < 3; attempt++ {
 		addr := freeAddr(t)
-		p, err := tryStart(t, bin, strings.ReplaceAll(cfg, "{{LISTEN}}", addr), addr)
+		p, err := tryStart(t, bin, strings.ReplaceAll(cfg, "{{LISTEN}}", addr), addr, o)
 		if err == nil {
 			return p
 		}
@@ -116,7 +137,7 @@ func startSlipstream(t *testing.T, cfg string) *proxy {
 	return nil
 }
 
-func tryStart(t *testing.T, bin, cfg, addr string) (*proxy, error) {
+func tryStart(t *testing.T, bin, cfg, addr string, o startOpts) (*proxy, error) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "slipstream.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
@@ -127,6 +148,19 @@ func tryStart(t *testing.T, bin, cfg, addr string) (*proxy, error) {
 	cmd.Dir = dir
 	cmd.Stdout = log
 	cmd.Stderr = log
+	logPath := ""
+	if o.logFile != "" {
+		logPath = filepath.Join(dir, o.logFile)
+		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close() // the child keeps its own descriptor
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	if len(o.env) > 0 {
+		cmd.Env = append(os.Environ(), o.env...)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -145,12 +179,12 @@ func tryStart(t *testing.T, bin, cfg, addr string) (*proxy, error) {
 	if strings.Contains(cfg, "\ntls:") { // tlsConfig: served over HTTPS
 		scheme = "https"
 	}
-	p := &proxy{URL: scheme + "://" + addr, Addr: addr, log: log}
+	p := &proxy{URL: scheme + "://" + addr, Addr: addr, Config: path, Pid: cmd.Process.Pid, log: log, logPath: logPath}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("slipstream exited before ready: %s\nconfig:\n%s", clip(log.Bytes(), 3000), cfg)
+			return nil, fmt.Errorf("slipstream exited before ready: %s\nconfig:\n%s", clip([]byte(p.Log()), 3000), cfg)
 		default:
 		}
 		if readyz(p.URL) {
@@ -158,14 +192,14 @@ func tryStart(t *testing.T, bin, cfg, addr string) (*proxy, error) {
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return nil, fmt.Errorf("slipstream not ready after 15s: %s", clip(log.Bytes(), 3000))
+			return nil, fmt.Errorf("slipstream not ready after 15s: %s", clip([]byte(p.Log()), 3000))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Cleanup(func() {
 		stop()
 		if t.Failed() {
-			t.Logf("slipstream log:\n%s", clip(log.Bytes(), 8000))
+			t.Logf("slipstream log:\n%s", clip([]byte(p.Log()), 8000))
 		}
 	})
 	return p, nil
