@@ -363,7 +363,8 @@ func (x *exchange) rest(err error, now int64, b provider.Backoff, reason *string
 			*reason = reasonPoolFull
 		}
 		return
-	case upstream.CauseDNS, upstream.CauseRefused, upstream.CauseTLS, upstream.CauseProxy, upstream.CauseConnectTimeout:
+	}
+	if connectFailed(cause) {
 		x.try.tried = ^uint64(0)
 		for i := range p.Credentials() {
 			p.Cooldowns().Cool(p.Credentials()[i].ID, x.try.model, now, b)
@@ -420,6 +421,8 @@ const (
 func (x *exchange) backoff(err error, status int) (b provider.Backoff, reason string) {
 	f := &x.s.cfg.Failover
 	switch {
+	case err != nil && connectFailed(upstream.Classify(err)):
+		return connectBackoff(f), reasonConnect
 	case err != nil:
 		return provider.Backoff{Base: f.ServerError.D()}, reasonConnect
 	case status >= 500:
