@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -160,4 +161,40 @@ func TestConcernsConfig(t *testing.T) {
 	f("/etc/slipstream/.s.yaml.tmp", false) // the rename onto s.yaml is what counts
 	f("/etc/slipstream/..data_tmp", false)
 	f("/etc/slipstream/s.yaml~", false)
+}
+
+// TestConfigWatchBusyConfigFile: a config file replaced every 100 ms
+// (each time whole, by rename) is still read within 1 s of the first
+// change: an edit removing a key takes effect within 2 s.
+func TestConfigWatchBusyConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(watchKeysConfig(true)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := watchServer(t, path)
+	stop, done := make(chan struct{}), make(chan struct{})
+	defer func() { close(stop); <-done }()
+	edited := time.Now()
+	go func() {
+		defer close(done)
+		tmp := filepath.Join(dir, ".s.yaml.tmp")
+		for i := 0; i < 100; i++ { // at most 10 s
+			yml := watchKeysConfig(false) + "# revision " + strconv.Itoa(i) + "\n"
+			if err := os.WriteFile(tmp, []byte(yml), 0o600); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Error(err)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	waitRevoked(t, base, edited)
 }
