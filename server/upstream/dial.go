@@ -198,7 +198,7 @@ func (c *conn) LocalAddr() net.Addr {
 
 func (c *conn) Write(p []byte) (int, error) {
 	if !c.writing {
-		c.writing, c.answered = true, false
+		c.writing, c.answered, c.paced = true, false, false
 		c.requests++
 	}
 	return c.Conn.Write(p)

@@ -15,8 +15,8 @@ import (
 // Progress. The idle clock starts now. Pace and Progress are called from
 // the goroutine that reads the body; they do nothing for an address that
 // is not one of slipstream's connections (a mock) or without an idle
-// timeout. The pacing ends when fasthttp next sets a read deadline (the
-// connection's next request).
+// timeout. The pacing ends with the response: the connection's next
+// request (or read deadline set by fasthttp) reads bytes as activity again.
 func Pace(a net.Addr) {
 	if c := pacedConn(a); c != nil {
 		c.paced, c.lastData = true, time.Now()
