@@ -176,8 +176,11 @@ type conn struct {
 	requests int  // requests begun on this connection
 	addr     connAddr
 
-	paced    bool      // the relay judges activity by data events (Pace)
-	lastData time.Time // when the relay last saw a data event, when paced
+	// An event stream the relay paces (pace.go): events counts the data
+	// events it reported, seen the count at the last check, at lastSeen.
+	paced        bool
+	events, seen uint32
+	lastSeen     time.Time
 
 	interrupted atomic.Bool // closed by Interrupt: the failure is not Stale
 }

@@ -19,17 +19,18 @@ import (
 // request (or read deadline set by fasthttp) reads bytes as activity again.
 func Pace(a net.Addr) {
 	if c := pacedConn(a); c != nil {
-		c.paced, c.lastData = true, time.Now()
-		_ = c.Conn.SetReadDeadline(c.lastData.Add(c.idle))
+		c.paced, c.events, c.seen, c.lastSeen = true, 0, 0, time.Now()
+		_ = c.Conn.SetReadDeadline(c.lastSeen.Add(c.check()))
 	}
 }
 
-// Progress records a data event on a paced connection: the stream may
-// stay silent for idle from now. It costs a clock read; the deadline
-// itself moves only when a read runs into it (readPaced).
+// Progress records a data event on a paced connection. It only counts:
+// the count is looked at every quarter of the idle timeout (readPaced),
+// so a flowing stream pays neither a clock read nor a timer update per
+// event, and a stream ends at most a quarter of the timeout late.
 func Progress(a net.Addr) {
-	if c := pacedConn(a); c != nil && c.paced {
-		c.lastData = time.Now()
+	if c := pacedConn(a); c != nil {
+		c.events++
 	}
 }
 
@@ -41,10 +42,14 @@ func pacedConn(a net.Addr) *conn {
 	return ca.c
 }
 
-// readPaced reads with the deadline idle after the last data event. The
-// deadline is set lazily: a read that runs into a deadline set before the
-// latest data event sets the new one and reads again, so a flowing
-// stream costs no timer update per read.
+// check is how often a paced connection looks at its data event count.
+func (c *conn) check() time.Duration { return c.idle / 4 }
+
+// readPaced reads under a deadline a quarter of the idle timeout ahead.
+// A read that runs into it looks at the data event count: when events
+// came since the last look, the stream is alive and lastSeen moves to
+// now; when none came for idle, the read fails with the timeout;
+// otherwise the deadline moves on and the read goes on.
 func (c *conn) readPaced(p []byte) (int, error) {
 	for {
 		n, err := c.Conn.Read(p)
@@ -54,12 +59,23 @@ func (c *conn) readPaced(p []byte) (int, error) {
 		if n > 0 || err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
 			return n, err
 		}
-		end := c.lastData.Add(c.idle)
-		if !time.Now().Before(end) {
-			return n, err // idle since the last data event
+		now := time.Now()
+		if c.events != c.seen {
+			c.seen, c.lastSeen = c.events, now
 		}
-		if err := c.Conn.SetReadDeadline(end); err != nil {
+		end := c.lastSeen.Add(c.idle)
+		if !now.Before(end) {
+			return n, err // no data event for idle
+		}
+		if err := c.Conn.SetReadDeadline(earliest(now.Add(c.check()), end)); err != nil {
 			return 0, err
 		}
 	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
