@@ -13,9 +13,9 @@ import (
 )
 
 // TestPace: on a paced stream over TLS, data lines 50 ms apart keep a
-// 300 ms idle timeout off for 1.5 s (a deadline set before the latest data
-// is moved on, the TLS connection reads on), while comment lines 50 ms
-// apart do not: the read fails with a timeout.
+// 300 ms idle timeout off for 1.5 s (each quarter-timeout check sees them
+// and the TLS connection reads on after it), while comment lines 50 ms
+// apart do not: the read fails with a timeout within 300-375 ms.
 func TestPace(t *testing.T) {
 	f := func(line string, wantTimeout bool) {
 		t.Helper()
