@@ -20,8 +20,8 @@ import (
 // 401/403, 5xx) rests its (credential, model) pair in the cooldown table
 // and the request moves to the provider's next usable credential, then to
 // the other providers serving the model, then along the model's
-// fallbacks that the client key may use, translated as needed, at most failover.max_attempts calls
-// within failover.deadline. The last failure is what the client sees when
+// fallbacks that the client key may use, translated as needed, at most
+// failover.max_attempts calls within failover.deadline. The last failure is what the client sees when
 // no candidate is left. Once a response starts there is no failover.
 
 // attemptState is the per-request failover state, reset with the exchange.

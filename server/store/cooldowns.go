@@ -13,8 +13,8 @@ import (
 
 // Cooldowns is provider.Cooldowns shared across replicas: checks read the
 // local table (no round trip per candidate credential); a cooldown, a
-// recovery or a forgotten credential is applied locally and broadcast, and every replica applies
-// the others' broadcasts to its own table.
+// recovery or a forgotten credential is applied locally and broadcast,
+// and every replica applies the others' broadcasts to its own table.
 type Cooldowns struct {
 	r     *remote
 	local provider.Cooldowns
