@@ -48,10 +48,12 @@ func TestIdleCountsDataEventsOnly(t *testing.T) {
 	for _, tc := range []struct {
 		name, kind, suffix, first string
 		ping                      bool
+		keepalive                 string // slipstream's own pings to the client
 	}{
-		{"same_dialect_pings", "kind: anthropic", "", anthStart, true},
-		{"translated_pings", "kind: openai, api: chat", "/v1", chatStart, true},
-		{"same_dialect_silent", "kind: anthropic", "", anthStart, false},
+		{"same_dialect_pings", "kind: anthropic", "", anthStart, true, "0s"},
+		{"translated_pings", "kind: openai, api: chat", "/v1", chatStart, true, "0s"},
+		{"same_dialect_silent", "kind: anthropic", "", anthStart, false, "0s"},
+		{"translated_pings_keepalive", "kind: openai, api: chat", "/v1", chatStart, true, "200ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tick := ""
@@ -59,7 +61,7 @@ func TestIdleCountsDataEventsOnly(t *testing.T) {
 				tick = ": ping\n\n"
 			}
 			url, gone := tickingUpstream(t, tc.first, tick, 200, "")
-			base, _ := startServer(t, fmt.Sprintf("providers:\n  - {name: p, %s, base_url: %q, keys: [k], models: [m1]}\ntimeouts: {keepalive: 0s, idle: 500ms}\n", tc.kind, url+tc.suffix), "")
+			base, _ := startServer(t, fmt.Sprintf("providers:\n  - {name: p, %s, base_url: %q, keys: [k], models: [m1]}\ntimeouts: {keepalive: %s, idle: 500ms}\n", tc.kind, url+tc.suffix, tc.keepalive), "")
 			path, body := clientRequest(0, true)
 			start := time.Now()
 			req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
