@@ -82,3 +82,38 @@ func TestModelAllowListCannotBeBypassed(t *testing.T) {
 	f("key-claude", "/v1/messages", `{"model":"claude-haiku","max_tokens":1,"messages":[],"model":"claude-opus"}`, 400, "")
 	f("key-claude", "/v1/messages/count_tokens", `{"model":"claude-haiku","messages":[],"mod\u0065l":"claude-opus"}`, 400, "")
 }
+
+// TestFallbacksKeepAllowList: a key allowed one model whose provider
+// answers 500 is not served by a fallback naming a model the key may not
+// use (that upstream sees no request; the client gets the original
+// failure), while a key allowed both models is.
+func TestFallbacksKeepAllowList(t *testing.T) {
+	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
+	costly := &recorder{reply: anthropicReply}
+	ub, uc := newUpstream(t, bad), newUpstream(t, costly)
+	yml := `keys:
+  - {name: cheap, key: key-cheap-0123456789, models: ["gpt-5-mini"]}
+  - {name: both, key: key-both-01234567890, models: ["gpt-5-mini", "claude-opus-*"]}
+providers:
+  - {name: chat, kind: openai, base_url: "` + ub.URL + `/v1", keys: [k1], models: ["gpt-*"]}
+  - {name: anth, kind: anthropic, base_url: "` + uc.URL + `", keys: [k2], models: ["claude-*"]}
+fallbacks:
+  gpt-5-mini: [anth/claude-opus-4-8]
+timeouts: {keepalive: 0s}
+`
+	base, _ := startServer(t, yml, "")
+	body := `{"model":"gpt-5-mini","messages":[{"role":"user","content":"hi"}]}`
+	status, _, b := post(t, base+"/v1/chat/completions", body, "Authorization", "Bearer key-cheap-0123456789")
+	if status != 500 || !strings.Contains(string(b), "stub 500") {
+		t.Fatalf("cheap key: %d %s, want the provider's 500", status, b)
+	}
+	if got, _, _ := costly.last(); got != nil {
+		t.Fatalf("the fallback the key may not use was called: %s", got)
+	}
+	if status, _, b := post(t, base+"/v1/chat/completions", body, "Authorization", "Bearer key-both-01234567890"); status != 200 {
+		t.Fatalf("key allowed the fallback: %d %s", status, b)
+	}
+	if got, _, _ := costly.last(); !strings.Contains(string(got), "claude-opus-4-8") {
+		t.Fatalf("fallback request: %s", got)
+	}
+}

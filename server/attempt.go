@@ -20,8 +20,8 @@ import (
 // 401/403, 5xx) rests its (credential, model) pair in the cooldown table
 // and the request moves to the provider's next usable credential, then to
 // the other providers serving the model, then along the model's
-// fallbacks, translated as needed, at most failover.max_attempts calls
-// within failover.deadline. The last failure is what the client sees when
+// fallbacks that the client key may use, translated as needed, at most
+// failover.max_attempts calls within failover.deadline. The last failure is what the client sees when
 // no candidate is left. Once a response starts there is no failover.
 
 // attemptState is the per-request failover state, reset with the exchange.
@@ -135,6 +135,7 @@ func (x *exchange) nextTarget() bool {
 	if !x.try.altsDone {
 		x.try.altsDone = true
 		x.try.alts = x.s.reg.AppendAlternatives(x.try.alts[:0], pool.B2S(x.model), x.target, x.rt.dialect)
+		x.try.alts = x.keepAllowed(x.try.alts, x.target.Model)
 	}
 	if x.try.altNext >= len(x.try.alts) {
 		return false
@@ -147,6 +148,25 @@ func (x *exchange) nextTarget() bool {
 		x.upModel = pool.S2B(x.target.Model)
 	}
 	return true
+}
+
+// keepAllowed drops from alts the targets x's key may not use, keeping
+// their order: a target serving first (the upstream model the request
+// resolved to, which the key was allowed) is allowed, and any other (a
+// fallback to another model) only when the key's models allow its model
+// name, as if the client had asked for it. It allocates nothing.
+func (x *exchange) keepAllowed(alts []provider.Target, first string) []provider.Target {
+	if x.key == nil {
+		return alts
+	}
+	kept := alts[:0]
+	for _, t := range alts {
+		if t.Model == first || x.key.Allows(t.Model) {
+			kept = append(kept, t)
+		}
+	}
+	clear(alts[len(kept):]) // no Provider of an old registry outlives a reload here
+	return kept
 }
 
 // writeAllCooling answers 429 when every candidate rests, with
@@ -343,7 +363,8 @@ func (x *exchange) rest(err error, now int64, b provider.Backoff, reason *string
 			*reason = reasonPoolFull
 		}
 		return
-	case upstream.CauseDNS, upstream.CauseRefused, upstream.CauseTLS, upstream.CauseProxy, upstream.CauseConnectTimeout:
+	}
+	if connectFailed(cause) {
 		x.try.tried = ^uint64(0)
 		for i := range p.Credentials() {
 			p.Cooldowns().Cool(p.Credentials()[i].ID, x.try.model, now, b)
@@ -400,6 +421,8 @@ const (
 func (x *exchange) backoff(err error, status int) (b provider.Backoff, reason string) {
 	f := &x.s.cfg.Failover
 	switch {
+	case err != nil && connectFailed(upstream.Classify(err)):
+		return connectBackoff(f), reasonConnect
 	case err != nil:
 		return provider.Backoff{Base: f.ServerError.D()}, reasonConnect
 	case status >= 500:

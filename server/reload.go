@@ -13,7 +13,8 @@ import (
 // already admitted finish on the generation that admitted them, whose
 // resources are let go once its last request ends. Rate windows, budgets
 // and cooldowns live in the shared store, keyed by key and credential
-// names, so they carry over to the names that still exist.
+// names, so they carry over to the names that still exist, except the
+// cooldowns of a provider whose base_url, proxy or keys changed.
 //
 // Settings bound at start (listen, tls, redis) keep their first value; a
 // change to them is logged as needing a restart.
@@ -29,6 +30,7 @@ func (s *Server) Reload(cfg *config.Config) error {
 		return err
 	}
 	s.current.Store(next)
+	forgetMoved(old.cfg, cfg, s.cool)
 	if s.ready.Load() {
 		go next.runLists()
 	}

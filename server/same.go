@@ -99,13 +99,16 @@ func (x *exchange) isJSON() bool {
 
 // relaySame is the stream writer of the same-dialect path: every upstream
 // event is relayed as it arrives (relayOut); a stream that ends without
-// its terminal event gets the dialect's in-band error.
+// its terminal event gets the dialect's in-band error. Only data events
+// hold timeouts.idle off (upstream.Pace): keep-alives are relayed, but a
+// stream of nothing else ends as a silent one does.
 func (x *exchange) relaySame(w streamWriter) {
 	t := x.tail()
 	x.sameTail = t
 	x.rd.Reset(x.upstreamEvents())
 	x.watch.start(x)
 	defer x.watch.stop()
+	upstream.Pace(x.upResp.LocalAddr())
 	var readErr error
 	for {
 		ev, err := x.rd.Next()
@@ -121,6 +124,9 @@ func (x *exchange) relaySame(w streamWriter) {
 		if !validRelayed(x.rt.dialect, &ev) {
 			readErr = errMalformedEvent // never relayed; the stream ends here
 			break
+		}
+		if !ev.IsKeepAlive() {
+			upstream.Progress(x.upResp.LocalAddr())
 		}
 		t.Observe(ev.Name, ev.Data)
 		if txt := t.Text(); len(txt) > 0 {

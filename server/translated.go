@@ -8,6 +8,7 @@ import (
 	"slipstream/codec"
 	"slipstream/codec/translate"
 	"slipstream/pool"
+	"slipstream/server/upstream"
 )
 
 // maxUpstreamBody bounds a non-streamed upstream body slipstream reads
@@ -118,11 +119,13 @@ func (x *exchange) relayTranslatedBody(w streamWriter) {
 	pool.Put(out)
 }
 
-// relayTranslated is the stream writer of the translated path.
+// relayTranslated is the stream writer of the translated path. As on the
+// same-dialect path, only data events hold timeouts.idle off.
 func (x *exchange) relayTranslated(w streamWriter) {
 	x.rd.Reset(x.upstreamEvents())
 	x.watch.start(x)
 	defer x.watch.stop()
+	upstream.Pace(x.upResp.LocalAddr())
 	var readErr error
 	cut := false
 	for !x.ts.Done() {
@@ -136,6 +139,9 @@ func (x *exchange) relayTranslated(w streamWriter) {
 		if ev.Partial {
 			cut = true // cut off mid-event: a failure, not the end
 			break
+		}
+		if !ev.IsKeepAlive() {
+			upstream.Progress(x.upResp.LocalAddr())
 		}
 		if ev.IsComment() {
 			continue

@@ -39,6 +39,11 @@ type Event struct {
 // comments such as ": ping", or id:/retry: fields).
 func (e *Event) IsComment() bool { return e.Name == nil && e.Data == nil }
 
+// IsKeepAlive reports whether e only keeps a connection open: a comment,
+// an event without data, or one named ping (Anthropic's keep-alive). Such
+// events say nothing about the stream's progress.
+func (e *Event) IsKeepAlive() bool { return len(e.Data) == 0 || string(e.Name) == "ping" }
+
 // Reader reads events from an underlying stream. The zero value is not
 // usable; call Reset. A Reader keeps one pooled buffer that grows only to
 // hold an event larger than it, and goes back to the pool on Release.

@@ -199,3 +199,29 @@ func TestReaderReady(t *testing.T) {
 		t.Fatalf("rest = %q, want the partial third event", rest)
 	}
 }
+
+// TestIsKeepAlive: comments, events without data and Anthropic's ping
+// events keep a connection open; any event with data is progress.
+func TestIsKeepAlive(t *testing.T) {
+	f := func(raw string, want bool) {
+		t.Helper()
+		var rd Reader
+		rd.Reset(strings.NewReader(raw))
+		defer rd.Release()
+		ev, err := rd.Next()
+		if err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if got := ev.IsKeepAlive(); got != want {
+			t.Fatalf("%q: IsKeepAlive = %v, want %v", raw, got, want)
+		}
+	}
+	f(": ping\n\n", true)
+	f(":\n\n", true)
+	f("data:\n\n", true)
+	f("event: ping\ndata: {\"type\": \"ping\"}\n\n", true)
+	f("id: 7\nretry: 100\n\n", true)
+	f("data: {\"choices\":[]}\n\n", false)
+	f("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", false)
+	f("data: [DONE]\n\n", false)
+}

@@ -60,9 +60,13 @@ type Failover struct {
 	RateLimitedMax Duration `yaml:"rate_limited_max"`
 	// Unauthorized is the cooldown after 401 or 403. Default 30m.
 	Unauthorized Duration `yaml:"unauthorized"`
-	// ServerError is the cooldown after a 5xx or a failed connection.
-	// Default 60s.
+	// ServerError is the cooldown after a 5xx, a reset connection or a
+	// timeout, and caps ConnectError's doubling. Default 60s.
 	ServerError Duration `yaml:"server_error"`
+	// ConnectError is the first cooldown after a connection that could not
+	// be made (refused, DNS, TLS, proxy, connect timeout): it doubles with
+	// each consecutive such failure, up to ServerError. Default 1s.
+	ConnectError Duration `yaml:"connect_error"`
 }
 
 func (f *Failover) applyDefaults() {
@@ -79,6 +83,7 @@ func (f *Failover) applyDefaults() {
 	def(&f.RateLimitedMax, Duration(1800e9))
 	def(&f.Unauthorized, Duration(1800e9))
 	def(&f.ServerError, Duration(60e9))
+	def(&f.ConnectError, Duration(1e9))
 }
 
 func (f *Failover) validate(add func(string, string, ...any)) {
@@ -88,7 +93,7 @@ func (f *Failover) validate(add func(string, string, ...any)) {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"deadline", f.Deadline}, {"rate_limited", f.RateLimited}, {"rate_limited_max", f.RateLimitedMax}, {"unauthorized", f.Unauthorized}, {"server_error", f.ServerError}} {
+	}{{"deadline", f.Deadline}, {"rate_limited", f.RateLimited}, {"rate_limited_max", f.RateLimitedMax}, {"unauthorized", f.Unauthorized}, {"server_error", f.ServerError}, {"connect_error", f.ConnectError}} {
 		if d.v < 0 {
 			add("failover."+d.name, "must not be negative, got %s", d.v.D())
 		}

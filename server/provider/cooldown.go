@@ -20,6 +20,10 @@ type Cooldowns interface {
 	Cool(cred, model uint64, now int64, b Backoff) int64
 	// Recover forgets the pair's streak after a success.
 	Recover(cred, model uint64)
+	// Forget ends every rest of cred, for every model, and forgets their
+	// streaks: the credential starts afresh (a reload changed how its
+	// provider is reached). It runs on reloads, not per request.
+	Forget(cred uint64)
 }
 
 // Backoff is how long a failure rests its pair: Base, doubled per
@@ -142,4 +146,18 @@ func (l *Local) Recover(cred, model uint64) {
 		*s = coolSlot{}
 	}
 	sh.mu.Unlock()
+}
+
+// Forget implements Cooldowns: it clears cred's slots in every shard.
+func (l *Local) Forget(cred uint64) {
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		for j := range sh.slots {
+			if sh.slots[j].cred == cred {
+				sh.slots[j] = coolSlot{}
+			}
+		}
+		sh.mu.Unlock()
+	}
 }

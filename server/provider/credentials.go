@@ -18,6 +18,19 @@ type Credential struct {
 	ID uint64
 }
 
+// CredentialID is the cooldown ID of the index-th key of provider, named
+// name in the config ("" for the default "key#N").
+func CredentialID(provider, name string, index int) uint64 {
+	return HashString(provider + "\x00" + credentialName(name, index))
+}
+
+func credentialName(name string, index int) string {
+	if name == "" {
+		return "key#" + strconv.Itoa(index)
+	}
+	return name
+}
+
 // String identifies the credential without revealing it.
 func (c *Credential) String() string { return c.Name }
 
@@ -26,12 +39,8 @@ func (p *Provider) initCredentials(c *config.Provider) {
 	p.cool = NewLocal()
 	weights := make([]int, len(c.Keys))
 	for i, k := range c.Keys {
-		name := k.Name
-		if name == "" {
-			name = "key#" + strconv.Itoa(i)
-		}
 		weights[i] = max(k.Weight, 1)
-		p.creds = append(p.creds, Credential{Secret: k.Key, Name: name, Index: i, ID: HashString(c.Name + "\x00" + name)})
+		p.creds = append(p.creds, Credential{Secret: k.Key, Name: credentialName(k.Name, i), Index: i, ID: CredentialID(c.Name, k.Name, i)})
 	}
 	if p.strategy == config.StrategyWeighted {
 		p.wheel = smoothWheel(weights)

@@ -12,9 +12,9 @@ import (
 )
 
 // Cooldowns is provider.Cooldowns shared across replicas: checks read the
-// local table (no round trip per candidate credential); a cooldown or a
-// recovery is applied locally and broadcast, and every replica applies
-// the others' broadcasts to its own table.
+// local table (no round trip per candidate credential); a cooldown, a
+// recovery or a forgotten credential is applied locally and broadcast,
+// and every replica applies the others' broadcasts to its own table.
 type Cooldowns struct {
 	r     *remote
 	local provider.Cooldowns
@@ -54,10 +54,20 @@ func (c *Cooldowns) Recover(cred, model uint64) {
 	c.r.later(op{kind: opPublish, msg: c.r.replica + " r " + strconv.FormatUint(cred, 16) + " " + strconv.FormatUint(model, 16)})
 }
 
+// Forget implements provider.Cooldowns and tells the other replicas.
+func (c *Cooldowns) Forget(cred uint64) {
+	c.local.Forget(cred)
+	c.r.later(op{kind: opPublish, msg: c.r.replica + " f " + strconv.FormatUint(cred, 16)})
+}
+
 // apply takes another replica's broadcast into the local table.
 func (c *Cooldowns) apply(kind string, cred, model uint64, until int64) {
-	if kind == "r" {
+	switch kind {
+	case "r":
 		c.local.Recover(cred, model)
+		return
+	case "f":
+		c.local.Forget(cred)
 		return
 	}
 	if now := time.Now().UnixNano(); until > now {
@@ -97,15 +107,19 @@ func (r *remote) subscribe(client rueidis.Client) {
 	}()
 }
 
-// received applies one broadcast: "REPLICA c CRED MODEL UNTIL" or
-// "REPLICA r CRED MODEL" (hex ids, unix nanos).
+// received applies one broadcast: "REPLICA c CRED MODEL UNTIL",
+// "REPLICA r CRED MODEL" or "REPLICA f CRED" (hex ids, unix nanos).
 func (r *remote) received(m rueidis.PubSubMessage) {
 	f := strings.Fields(m.Message)
-	if len(f) < 4 || f[0] == r.replica {
+	if len(f) < 3 || f[0] == r.replica || f[1] != "f" && len(f) < 4 {
 		return
 	}
 	cred, err1 := strconv.ParseUint(f[2], 16, 64)
-	model, err2 := strconv.ParseUint(f[3], 16, 64)
+	var model uint64
+	var err2 error
+	if f[1] != "f" {
+		model, err2 = strconv.ParseUint(f[3], 16, 64)
+	}
 	if err1 != nil || err2 != nil {
 		return
 	}

@@ -23,7 +23,8 @@ func open(t *testing.T, url string) *Store {
 
 // TestRedisSharedStateAndOutage: two stores on one redis-server share an
 // rpm window of 5 (the sixth take is refused, whichever replica asks) and
-// a budget; a cooldown set on one reaches the other; usage totals add up
+// a budget; a cooldown set on one reaches the other, and so does a
+// forgotten credential; usage totals add up
 // in Redis. With redis-server gone both answer from local state at once,
 // and no take fails for the outage.
 func TestRedisSharedStateAndOutage(t *testing.T) {
@@ -58,6 +59,15 @@ func TestRedisSharedStateAndOutage(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // both subscribed
 	until := cda.Cool(11, 12, time.Now().UnixNano(), provider.Backoff{Base: 30 * time.Second})
 	waitFor(t, func() bool { return cdb.Until(11, 12, time.Now().UnixNano()) >= until-int64(time.Second) }, "the cooldown reached the other replica")
+	// A credential forgotten on one replica (its provider moved) is
+	// forgotten on the other, for every model.
+	cda.Cool(11, 13, time.Now().UnixNano(), provider.Backoff{Base: 30 * time.Second})
+	waitFor(t, func() bool { return cdb.Until(11, 13, time.Now().UnixNano()) > 0 }, "the second cooldown reached the other replica")
+	cda.Forget(11)
+	waitFor(t, func() bool { return cdb.Until(11, 12, 0) == 0 && cdb.Until(11, 13, 0) == 0 }, "the forgotten credential is forgotten on the other replica")
+	if cda.Until(11, 12, 0) != 0 {
+		t.Fatal("the forgetting replica still rests the credential")
+	}
 
 	a.Usage("alice").Add([5]int64{10, 3})
 	b.Usage("alice").Add([5]int64{5, 1})

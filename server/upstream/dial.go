@@ -162,8 +162,10 @@ func (e *DialError) Unwrap() error { return e.Err }
 // conn is one upstream connection. It bounds the silence between reads
 // once a response has started: the first read after fasthttp sets a
 // deadline waits for that deadline (the first-byte timeout); every later
-// read waits at most idle. It also counts the requests written on it and
-// whether the current one got a response byte, which Stale reads.
+// read waits at most idle. An event stream the relay paces (Pace) is
+// bounded instead by the time since its last data event (see pace.go).
+// It also counts the requests written on it and whether the current one
+// got a response byte, which Stale reads.
 type conn struct {
 	net.Conn
 	raw      net.Conn // the TCP connection (c.Conn is TLS over it, or it)
@@ -173,6 +175,12 @@ type conn struct {
 	answered bool // a byte of the current request's response arrived
 	requests int  // requests begun on this connection
 	addr     connAddr
+
+	// An event stream the relay paces (pace.go): events counts the data
+	// events it reported, seen the count at the last check, at lastSeen.
+	paced        bool
+	events, seen uint32
+	lastSeen     time.Time
 
 	interrupted atomic.Bool // closed by Interrupt: the failure is not Stale
 }
@@ -193,19 +201,22 @@ func (c *conn) LocalAddr() net.Addr {
 
 func (c *conn) Write(p []byte) (int, error) {
 	if !c.writing {
-		c.writing, c.answered = true, false
+		c.writing, c.answered, c.paced = true, false, false
 		c.requests++
 	}
 	return c.Conn.Write(p)
 }
 
 func (c *conn) SetReadDeadline(t time.Time) error {
-	c.started = false
+	c.started, c.paced = false, false
 	return c.Conn.SetReadDeadline(t)
 }
 
 func (c *conn) Read(p []byte) (int, error) {
 	c.writing = false
+	if c.paced {
+		return c.readPaced(p)
+	}
 	if c.started && c.idle > 0 {
 		if err := c.Conn.SetReadDeadline(time.Now().Add(c.idle)); err != nil {
 			return 0, err
