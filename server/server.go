@@ -49,6 +49,7 @@ type Server struct {
 	ws           *ws.Transport
 	labels       *metrics.ModelLabels
 	front        frontDoor     // Host and Origin checks (front.go)
+	fwd          forwardLists  // client headers forwarded upstream (forward.go)
 	access       *slog.Logger  // the access log, nil when off
 	stop         chan struct{} // closed when this generation is replaced or shut down
 	admits       atomic.Int64  // requests of this generation in flight
@@ -185,6 +186,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	s.reg.SetCooldowns(sh.cool)
 	s.labels = metrics.NewModelLabels(cfg)
 	s.front = newFrontDoor(cfg)
+	s.fwd = newForwardLists(cfg)
 	s.access = newAccessLog(cfg, sh.logw)
 	s.lists = newModelLists(s.reg, s.clients, s.log)
 	ks, err := keys.New(cfg.Keys, sh.store)
