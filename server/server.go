@@ -236,6 +236,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	defer close(stop)
 	go s.reclaim(stop)
 	go s.current.Load().runLists()
+	s.warnOpenMetrics(ln)
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)
