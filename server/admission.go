@@ -17,7 +17,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 	lim := &s.cfg.Limits
 	if n := s.inflight.Add(1); lim.MaxConcurrent > 0 && n > int64(lim.MaxConcurrent) {
 		s.inflight.Add(-1)
-		ctx.SetConnectionClose()
+		closeUnread(ctx)
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, msgTooManyRequests)
 		return 0, false
 	}
@@ -27,7 +27,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 	if b := s.bytesInFlight.Add(size); lim.MaxBytesInFlight > 0 && b > lim.MaxBytesInFlight.N() && b != size {
 		s.bytesInFlight.Add(-size)
 		s.inflight.Add(-1)
-		ctx.SetConnectionClose()
+		closeUnread(ctx)
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many request bytes in flight (limits.max_bytes_in_flight); retry shortly")
 		return 0, false
 	}

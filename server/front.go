@@ -223,7 +223,7 @@ func (s *Server) refuseFront(ctx *fasthttp.RequestCtx, msg string) {
 	id, start := s.begin(ctx)
 	rt, _, _ := match(ctx.Method(), ctx.Path())
 	d := dialectOfPath(ctx)
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	s.writeError(ctx, d, fasthttp.StatusForbidden, msg)
 	s.answered(ctx, rt, d, nil, id, start)
 }
@@ -251,7 +251,7 @@ func (s *Server) refuseContentType(ctx *fasthttp.RequestCtx, rt *route, d codec.
 	if rt.method != fasthttp.MethodPost || jsonContentType(ctx.Request.Header.ContentType()) {
 		return false
 	}
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	s.writeError(ctx, d, fasthttp.StatusUnsupportedMediaType, "the request body must be JSON (Content-Type: application/json)")
 	return true
 }

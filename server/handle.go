@@ -84,12 +84,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 // body). It reports whether it answered; the connection then closes.
 func (s *Server) refuseHead(ctx *fasthttp.RequestCtx, d codec.Dialect, key *clientKey, geminiModel []byte) bool {
 	if n := ctx.Request.Header.ContentLength(); n > 0 && int64(n) > s.cfg.Limits.MaxBodyBytes.N() {
-		ctx.SetConnectionClose()
+		closeUnread(ctx)
 		s.writeError(ctx, d, fasthttp.StatusRequestEntityTooLarge, errBodyTooLarge.Error())
 		return true
 	}
 	if geminiModel != nil && !key.Allows(pool.B2S(geminiModel)) {
-		ctx.SetConnectionClose()
+		closeUnread(ctx)
 		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(geminiModel))
 		return true
 	}
@@ -108,7 +108,7 @@ func (s *Server) routeDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialect
 // path is known but not the method, else 404. Its body is not read: the
 // connection closes after the answer.
 func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx) {
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	d := dialectOfPath(ctx)
 	if allow := allowedMethods(ctx.Path()); allow != "" {
 		ctx.Response.Header.Set("Allow", allow)
@@ -121,7 +121,7 @@ func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx) {
 // refuseKey answers 401 without reading the body of a request that has no
 // valid key (it could be any size), and closes the connection.
 func (s *Server) refuseKey(ctx *fasthttp.RequestCtx, d codec.Dialect) {
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	s.writeError(ctx, d, fasthttp.StatusUnauthorized, "invalid or missing API key")
 }
 
@@ -176,7 +176,7 @@ func (s *Server) serve(x *exchange) (handedOff bool) {
 		if err == errBodyTooLarge {
 			status, msg = fasthttp.StatusRequestEntityTooLarge, err.Error()
 		}
-		ctx.SetConnectionClose() // the rest of the body is not read
+		closeUnread(ctx) // the rest of the body is not read
 		s.writeError(ctx, d, status, msg)
 		return false
 	}

@@ -415,6 +415,7 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 	// Same dialect: the bytes are passed on as they came, with their
 	// Content-Encoding.
 	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"gpt-4","messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := noGzip.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -443,6 +444,7 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 	// plain events, without the upstream's Content-Encoding.
 	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
 		req, _ := http.NewRequest("POST", base+path, strings.NewReader(`{"model":"gpt-4","max_tokens":5,"messages":[],"stream":true}`))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := noGzip.Do(req)
 		if err != nil {
 			t.Fatal(err)
