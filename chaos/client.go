@@ -44,7 +44,7 @@ func GeminiPath(model string, stream bool) string {
 // RawRequest returns the HTTP/1.1 request bytes for path, h and body.
 func RawRequest(path string, h http.Header, body []byte) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: slipstream\r\nContent-Length: %d\r\n", path, len(body))
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Length: %d\r\n", path, len(body))
 	for k, vs := range h {
 		for _, v := range vs {
 			fmt.Fprintf(&b, "%s: %s\r\n", k, v)

@@ -313,12 +313,15 @@ func (sh *shared) accountLock(cfg *config.Config) accounts.Locker {
 func (sh *shared) writeAccountGauges(w io.Writer) {
 	m := sh.accts
 	now := sh.now()
-	for _, n := range m.Names() {
+	names := m.Names()
+	for _, n := range names { // each family's lines together
 		cooling := 0
 		if c := m.Cooling(n); c.After(now) {
 			cooling = 1
 		}
 		fmt.Fprintf(w, "%s %d\n", metrics.Series("slipstream_account_cooling", "account", n), cooling)
+	}
+	for _, n := range names {
 		u := m.Utilisation(n)
 		for i, win := range [2]string{"short", "long"} {
 			if u[i] >= 0 {

@@ -751,6 +751,7 @@ func TestTwoInstancesShareRedisRefreshOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			req, _ := http.NewRequest("POST", bases[i%2]+"/v1/messages", strings.NewReader(claudeCodeBody))
+			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("User-Agent", "claude-cli/2.1.197 (external, cli)")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

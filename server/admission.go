@@ -8,13 +8,16 @@ import (
 
 // admit takes a slot for the request, or answers 429 in dialect d when
 // limits.max_concurrent requests or limits.max_bytes_in_flight body bytes
-// are already in flight. It returns the body size it counted; every
+// are already in flight; a refused request's body is left unread and its
+// connection closes after the answer (reading an upload only to drop it
+// would hold the client for as long as the upload takes). It returns the body size it counted; every
 // admitted request is matched by one leave with that size, when its
 // response (stream included) is fully written.
 func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) {
 	lim := &s.cfg.Limits
 	if n := s.inflight.Add(1); lim.MaxConcurrent > 0 && n > int64(lim.MaxConcurrent) {
 		s.inflight.Add(-1)
+		closeUnread(ctx)
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, msgTooManyRequests)
 		return 0, false
 	}
@@ -24,6 +27,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, d codec.Dialect) (int64, bool) 
 	if b := s.bytesInFlight.Add(size); lim.MaxBytesInFlight > 0 && b > lim.MaxBytesInFlight.N() && b != size {
 		s.bytesInFlight.Add(-size)
 		s.inflight.Add(-1)
+		closeUnread(ctx)
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, "too many request bytes in flight (limits.max_bytes_in_flight); retry shortly")
 		return 0, false
 	}

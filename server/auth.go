@@ -12,7 +12,8 @@ import (
 type clientKey = keys.Key
 
 // authenticate finds the client key the request carries, in
-// Authorization: Bearer, x-api-key, x-goog-api-key or Gemini's ?key=.
+// Authorization: Bearer, x-api-key, api-key (the Azure SDKs'),
+// x-goog-api-key or Gemini's ?key=. None of them is forwarded upstream.
 // With no keys configured every request passes with a nil key. Every
 // configured key is compared in constant time (keys.Set.Find), so timing
 // does not reveal which key, or how much of one, matched.
@@ -32,6 +33,9 @@ func presentedKey(ctx *fasthttp.RequestCtx) []byte {
 		return bytes.TrimSpace(v[len(bearer):])
 	}
 	if v := h.Peek("X-Api-Key"); len(v) > 0 {
+		return v
+	}
+	if v := h.Peek("Api-Key"); len(v) > 0 {
 		return v
 	}
 	if v := h.Peek("X-Goog-Api-Key"); len(v) > 0 {

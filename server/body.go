@@ -77,14 +77,3 @@ func (x *exchange) readChunked(r io.Reader, max int64) error {
 	x.body = b
 	return nil
 }
-
-// discardBody reads and drops a request body that will not be used (the
-// request is refused before its body is read), so the client can finish
-// sending it and read the answer on a connection that stays usable. It
-// reads at most limits.max_body_bytes, through io.Discard's pooled buffer:
-// no memory grows with the body.
-func (s *Server) discardBody(ctx *fasthttp.RequestCtx) {
-	if r := ctx.RequestBodyStream(); r != nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(r, s.cfg.Limits.MaxBodyBytes.N()+1))
-	}
-}

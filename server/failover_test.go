@@ -446,7 +446,7 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	buf := make([]byte, 4096)
 	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
 	if n, err := c.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200") {

@@ -7,11 +7,18 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/pool"
 )
 
-// handle is the fasthttp request handler: route, authenticate, admit, then
-// hand over to the route's operation.
+// handle is the fasthttp request handler: check Host and Origin, route,
+// authenticate, refuse what the head alone refuses, admit, then hand over
+// to the route's operation. Every refusal before admission is answered
+// with the body unread (fasthttp has read at most its first byte, see
+// MaxRequestBodySize in New) and closes the connection.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if !s.admitFront(ctx) {
+		return
+	}
 	if s.serveWebSocket(ctx) {
 		return
 	}
@@ -34,6 +41,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.handleReady(ctx)
 		return
 	case opTelemetry:
+		if s.refuseContentType(ctx, rt, rt.dialect) {
+			return
+		}
 		ctx.SetContentType("application/json")
 		ctx.SetBodyString("{}")
 		return
@@ -50,9 +60,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.answered(ctx, rt, d, key, id, start)
 		return
 	}
+	if s.refuseContentType(ctx, rt, d) || s.refuseHead(ctx, d, key, geminiModel) {
+		s.answered(ctx, rt, d, key, id, start)
+		return
+	}
 	size, ok := s.admit(ctx, d)
 	if !ok {
-		s.discardBody(ctx)
 		s.answered(ctx, rt, d, key, id, start)
 		return
 	}
@@ -63,6 +76,24 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		x.status = ctx.Response.StatusCode()
 		x.releaseOnce()
 	}
+}
+
+// refuseHead answers what an authenticated request's head already
+// refuses: a declared body over limits.max_body_bytes (413), and a Gemini
+// model the key may not use (403; other dialects name the model in the
+// body). It reports whether it answered; the connection then closes.
+func (s *Server) refuseHead(ctx *fasthttp.RequestCtx, d codec.Dialect, key *clientKey, geminiModel []byte) bool {
+	if n := ctx.Request.Header.ContentLength(); n > 0 && int64(n) > s.cfg.Limits.MaxBodyBytes.N() {
+		closeUnread(ctx)
+		s.writeError(ctx, d, fasthttp.StatusRequestEntityTooLarge, errBodyTooLarge.Error())
+		return true
+	}
+	if geminiModel != nil && !key.Allows(pool.B2S(geminiModel)) {
+		closeUnread(ctx)
+		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(geminiModel))
+		return true
+	}
+	return false
 }
 
 // routeDialect is the dialect a route answers in.
@@ -77,7 +108,7 @@ func (s *Server) routeDialect(ctx *fasthttp.RequestCtx, rt *route) codec.Dialect
 // path is known but not the method, else 404. Its body is not read: the
 // connection closes after the answer.
 func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx) {
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	d := dialectOfPath(ctx)
 	if allow := allowedMethods(ctx.Path()); allow != "" {
 		ctx.Response.Header.Set("Allow", allow)
@@ -90,31 +121,34 @@ func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx) {
 // refuseKey answers 401 without reading the body of a request that has no
 // valid key (it could be any size), and closes the connection.
 func (s *Server) refuseKey(ctx *fasthttp.RequestCtx, d codec.Dialect) {
-	ctx.SetConnectionClose()
+	closeUnread(ctx)
 	s.writeError(ctx, d, fasthttp.StatusUnauthorized, "invalid or missing API key")
 }
 
 // expectContinue decides, from the head alone, whether a request that
-// sent "Expect: 100-continue" may send its body: only once its route, key,
-// declared size and admission would pass. Otherwise it writes the refusal
-// and returns its status; fasthttp then answers it and closes the
-// connection, and the body is never read.
+// sent "Expect: 100-continue" may send its body: only once the checks
+// handle makes before admission pass, and admission would. Otherwise it
+// writes the refusal and returns its status; fasthttp then answers it and
+// closes the connection, and the body is never read.
 func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
-	rt, _, _ := match(ctx.Method(), ctx.Path())
+	if !s.admitFront(ctx) {
+		return ctx.Response.StatusCode()
+	}
+	rt, geminiModel, _ := match(ctx.Method(), ctx.Path())
 	if rt == nil {
 		s.refuseRoute(ctx)
 		return ctx.Response.StatusCode()
 	}
 	d := s.routeDialect(ctx, rt)
-	if _, ok := s.authenticate(ctx); !ok && rt.op != opHealth && rt.op != opReady && rt.op != opRoot && rt.op != opTelemetry && rt.op != opMetrics {
+	key, ok := s.authenticate(ctx)
+	if !ok && rt.op != opHealth && rt.op != opReady && rt.op != opRoot && rt.op != opTelemetry && rt.op != opMetrics {
 		s.refuseKey(ctx, d)
 		return fasthttp.StatusUnauthorized
 	}
-	lim := &s.cfg.Limits
-	if n := ctx.Request.Header.ContentLength(); n > 0 && int64(n) > lim.MaxBodyBytes.N() {
-		s.writeError(ctx, d, fasthttp.StatusRequestEntityTooLarge, errBodyTooLarge.Error())
-		return fasthttp.StatusRequestEntityTooLarge
+	if s.refuseContentType(ctx, rt, d) || s.refuseHead(ctx, d, key, geminiModel) {
+		return ctx.Response.StatusCode()
 	}
+	lim := &s.cfg.Limits
 	if lim.MaxConcurrent > 0 && s.inflight.Load() >= int64(lim.MaxConcurrent) {
 		s.writeError(ctx, d, fasthttp.StatusTooManyRequests, msgTooManyRequests)
 		return fasthttp.StatusTooManyRequests
@@ -142,7 +176,7 @@ func (s *Server) serve(x *exchange) (handedOff bool) {
 		if err == errBodyTooLarge {
 			status, msg = fasthttp.StatusRequestEntityTooLarge, err.Error()
 		}
-		ctx.SetConnectionClose() // the rest of the body is not read
+		closeUnread(ctx) // the rest of the body is not read
 		s.writeError(ctx, d, status, msg)
 		return false
 	}

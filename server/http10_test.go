@@ -15,7 +15,7 @@ func TestNoChunkedToHTTP10(t *testing.T) {
 	up := newUpstream(t, &recorder{reply: stream, contentType: "text/event-stream"})
 	base, _ := startServer(t, sameConfig, up.URL)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
-	got := rawExchange(t, base, "POST /v1/messages HTTP/1.0\r\nHost: x\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body, 3*time.Second)
+	got := rawExchange(t, base, "POST /v1/messages HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body, 3*time.Second)
 	head, rest, _ := strings.Cut(got, "\r\n\r\n")
 	if !strings.HasPrefix(head, "HTTP/1.") || strings.Contains(strings.ToLower(head), "chunked") || rest != stream {
 		t.Fatalf("head %q, body %q", head, rest)
@@ -32,7 +32,7 @@ func TestNoChunkedToHTTP10Body(t *testing.T) {
 	}))
 	base, s := startServer(t, sameConfig, up.URL)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
-	got := rawExchange(t, base, "POST /v1/messages HTTP/1.0\r\nHost: x\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body, 3*time.Second)
+	got := rawExchange(t, base, "POST /v1/messages HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body, 3*time.Second)
 	head, rest, _ := strings.Cut(got, "\r\n\r\n")
 	if !strings.HasPrefix(head, "HTTP/1.1 200") || strings.Contains(strings.ToLower(head), "chunked") || rest != anthropicReply {
 		t.Fatalf("head %q, body %q", head, rest)

@@ -35,7 +35,7 @@ func TestDerivedBytesInFlightCapAnswers429(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hold.Close()
-	fmt.Fprintf(hold, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"%s", body, strings.Repeat("a", 16<<10))
+	fmt.Fprintf(hold, "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"%s", body, strings.Repeat("a", 16<<10))
 
 	pad := strings.Repeat("a", body)
 	f := func(path, req, wantShape string) {

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"context"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMetricsCountRequests: after a scripted run, /metrics shows exactly
@@ -78,4 +82,155 @@ metrics: {token: scrape-secret}
 	if m[`slipstream_key_tokens_total{key="alice",kind="output"}`] == 0 || m["go_goroutines"] == 0 || m["slipstream_requests_in_flight"] != 0 {
 		t.Fatalf("missing key tokens, runtime or in-flight series")
 	}
+}
+
+// TestMetricsNeedACredentialWithKeys: with client keys configured,
+// /metrics shows every key's name and usage only to a scrape that sends
+// metrics.token or a client key; without keys or token it stays open.
+func TestMetricsNeedACredentialWithKeys(t *testing.T) {
+	f := func(yml string, want int, headers ...string) {
+		t.Helper()
+		base, _ := startServer(t, yml, "")
+		req, _ := http.NewRequest("GET", base+"/metrics", nil)
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("%q %v: %d, want %d", yml, headers, resp.StatusCode, want)
+		}
+	}
+	const mock = "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"
+	keys := "keys:\n  - {name: alice, key: sk-alice-0123456789}\n" + mock
+	f(keys, 401)
+	f(keys, 401, "Authorization", "Bearer wrong")
+	f(keys, 200, "Authorization", "Bearer sk-alice-0123456789")
+	f(keys, 200, "X-Api-Key", "sk-alice-0123456789")
+	token := keys + "metrics: {token: scrape-secret}\n"
+	f(token, 401)
+	f(token, 200, "Authorization", "Bearer scrape-secret")
+	f(token, 200, "Authorization", "Bearer sk-alice-0123456789")
+	f(mock+"metrics: {token: scrape-secret}\n", 401, "Authorization", "Bearer sk-alice-0123456789")
+	f(mock+"metrics: {token: scrape-secret}\n", 200, "Authorization", "bearer scrape-secret")
+	f(mock, 200)
+}
+
+// TestMetricsExposition: every family comes after one # HELP and one
+// # TYPE line, its samples together; every counter's name ends in _total;
+// every slipstream family has help text.
+func TestMetricsExposition(t *testing.T) {
+	yml := "keys:\n  - {name: alice, key: sk-alice-0123456789}\nproviders:\n  - {name: m, kind: mock, models: [\"*\"]}\n  - {name: o, kind: openai, base_url: \"http://127.0.0.1:1\", keys: [k], models: [\"gpt-*\"]}\n"
+	base, _ := startServer(t, yml, "")
+	post(t, base+"/v1/messages", `{"model":"mock-a","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, "X-Api-Key", "sk-alice-0123456789")
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer sk-alice-0123456789")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if problems := checkExposition(string(b)); len(problems) > 0 {
+		t.Fatalf("exposition problems:\n%s", strings.Join(problems, "\n"))
+	}
+	for _, want := range []string{"# TYPE slipstream_requests_total counter", "# TYPE slipstream_request_duration_seconds histogram", "# TYPE slipstream_panics_recovered_total counter", "# TYPE slipstream_provider_credentials gauge"} {
+		if !strings.Contains(string(b), want+"\n") {
+			t.Errorf("missing %q", want)
+		}
+	}
+}
+
+// checkExposition lists what breaks the Prometheus text format's rules
+// on metadata in s.
+func checkExposition(s string) []string {
+	var bad []string
+	help, typ := map[string]string{}, map[string]string{}
+	done := map[string]bool{}
+	cur := ""
+	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "# HELP "); ok {
+			name, text, _ := strings.Cut(rest, " ")
+			if _, dup := help[name]; dup {
+				bad = append(bad, "second HELP for "+name)
+			}
+			help[name] = text
+			if strings.HasPrefix(name, "slipstream_") && text == "" {
+				bad = append(bad, "no help text for "+name)
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, kind, _ := strings.Cut(rest, " ")
+			if _, dup := typ[name]; dup {
+				bad = append(bad, "second TYPE for "+name)
+			}
+			if _, ok := help[name]; !ok {
+				bad = append(bad, "TYPE before HELP for "+name)
+			}
+			typ[name] = kind
+			if kind == "counter" && !strings.HasSuffix(name, "_total") {
+				bad = append(bad, "counter without _total: "+name)
+			}
+			if cur != "" {
+				done[cur] = true
+			}
+			cur = name
+			continue
+		}
+		name := line
+		if i := strings.IndexAny(line, "{ "); i >= 0 {
+			name = line[:i]
+		}
+		fam := name
+		for _, suf := range []string{"_bucket", "_sum", "_count"} {
+			if base, ok := strings.CutSuffix(name, suf); ok && (typ[base] == "histogram" || typ[base] == "summary") {
+				fam = base
+			}
+		}
+		if fam != cur {
+			bad = append(bad, "sample "+name+" outside its family's block (after "+cur+")")
+		}
+		if done[fam] {
+			bad = append(bad, "family "+fam+" split")
+		}
+	}
+	return bad
+}
+
+// TestOpenMetricsWarning: serving /metrics without a credential on a
+// listener other hosts can reach logs a warning at start-up; on loopback,
+// or with a token, it does not.
+func TestOpenMetricsWarning(t *testing.T) {
+	f := func(addr, extra string, want bool) {
+		t.Helper()
+		cfg := parseConfig(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"+extra, "")
+		var logs syncBuffer
+		s, err := New(cfg, Options{Log: &logs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { _ = s.Serve(ln); close(done) }()
+		for deadline := time.Now().Add(5 * time.Second); !s.ready.Load() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+		<-done
+		if got := strings.Contains(logs.String(), "/metrics is open"); got != want {
+			t.Fatalf("%s %q: warned %v, want %v; log:\n%s", addr, extra, got, want, logs.String())
+		}
+	}
+	f("0.0.0.0:0", "", true)
+	f("127.0.0.1:0", "", false)
+	f("0.0.0.0:0", "metrics: {token: scrape-secret}\n", false)
 }

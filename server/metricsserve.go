@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"io"
 	"log"
+	"net"
 	"strconv"
 
 	vm "github.com/VictoriaMetrics/metrics"
@@ -15,20 +17,49 @@ import (
 	"slipstream/server/ws"
 )
 
-// serveMetrics answers GET /metrics in the Prometheus text format. With
-// metrics.token set, a scrape must send it as a bearer token.
+// serveMetrics answers GET /metrics in the Prometheus text format. It
+// shows every key's name and usage, so when client keys are configured a
+// scrape must present one of them or metrics.token (as a bearer token);
+// with metrics.token set and no keys, the token. With neither the page is
+// open, as the loopback default is.
 func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
-	if tok := s.cfg.Metrics.Token; tok != "" {
-		v := ctx.Request.Header.Peek("Authorization")
-		if len(v) <= len(bearer) || subtle.ConstantTimeCompare(v[len(bearer):], []byte(tok)) != 1 {
-			ctx.SetStatusCode(fasthttp.StatusUnauthorized)
-			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="metrics"`)
-			ctx.SetBodyString("metrics need the bearer token set in metrics.token\n")
-			return
-		}
+	if !s.metricsAllowed(ctx) {
+		ctx.SetStatusCode(fasthttp.StatusUnauthorized)
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="metrics"`)
+		ctx.SetBodyString("metrics need the bearer token set in metrics.token, or a client key\n")
+		return
 	}
 	ctx.SetContentType("text/plain; version=0.0.4; charset=utf-8")
 	s.metrics.WritePrometheus(ctx)
+}
+
+// metricsAllowed reports whether a scrape may read /metrics.
+func (s *Server) metricsAllowed(ctx *fasthttp.RequestCtx) bool {
+	tok := s.cfg.Metrics.Token
+	if tok == "" && s.keys.Len() == 0 {
+		return true
+	}
+	if tok != "" {
+		v := ctx.Request.Header.Peek("Authorization")
+		if len(v) > len(bearer) && bytes.EqualFold(v[:len(bearer)], bearer) && subtle.ConstantTimeCompare(bytes.TrimSpace(v[len(bearer):]), []byte(tok)) == 1 {
+			return true
+		}
+	}
+	if s.keys.Len() == 0 {
+		return false
+	}
+	_, ok := s.authenticate(ctx)
+	return ok
+}
+
+// warnOpenMetrics logs, once per listener, when /metrics needs no
+// credential on a listener other hosts can reach.
+func (s *Server) warnOpenMetrics(ln net.Listener) {
+	cur := s.current.Load()
+	if cur.cfg.Metrics.Token != "" || cur.keys.Len() > 0 || config.IsLoopback(ln.Addr().String()) {
+		return
+	}
+	s.log.Printf("warning: /metrics is open to anyone who can reach %s (it shows key and model names and usage); set metrics.token or add client keys", ln.Addr())
 }
 
 // registerGauges adds the gauges read at each scrape: requests and bytes
@@ -37,14 +68,17 @@ func (sh *shared) registerGauges() {
 	m := sh.metrics
 	m.Gauge("slipstream_requests_in_flight", func() float64 { return float64(sh.inflight.Load()) })
 	m.Gauge("slipstream_request_bytes_in_flight", func() float64 { return float64(sh.bytesInFlight.Load()) })
-	m.Gauge("slipstream_panics_recovered", func() float64 { return float64(sh.panics.Load()) })
 	m.Writer(func(w io.Writer) {
+		vm.WriteCounterUint64(w, "slipstream_panics_recovered_total", uint64(sh.panics.Load()))
 		cur := sh.current.Load()
+		// One family after the other: the text format wants each family's
+		// lines together.
 		for _, p := range cur.reg.Providers() {
-			label := `{provider=` + strconv.Quote(p.Name) + `}`
-			vm.WriteGaugeUint64(w, `slipstream_provider_credentials`+label, uint64(len(p.Config.Keys)))
+			vm.WriteGaugeUint64(w, `slipstream_provider_credentials{provider=`+strconv.Quote(p.Name)+`}`, uint64(len(p.Config.Keys)))
+		}
+		for _, p := range cur.reg.Providers() {
 			if c := cur.clients[p]; c != nil {
-				vm.WriteGaugeUint64(w, `slipstream_upstream_max_conns`+label, uint64(c.MaxConns()))
+				vm.WriteGaugeUint64(w, `slipstream_upstream_max_conns{provider=`+strconv.Quote(p.Name)+`}`, uint64(c.MaxConns()))
 			}
 		}
 		st := sh.wsStats()

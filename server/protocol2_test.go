@@ -22,7 +22,7 @@ func TestHeaderReadTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\n")
+	io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n")
 	start := time.Now()
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	io.ReadAll(c) // until the server closes

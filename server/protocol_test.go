@@ -54,7 +54,7 @@ func TestUnauthenticatedBodyIsNotRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\n"+auth+"Content-Length: 10000000\r\n\r\n"+strings.Repeat("x", 16<<10))
+		io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\n"+auth+"Content-Length: 10000000\r\n\r\n"+strings.Repeat("x", 16<<10))
 		c.SetReadDeadline(time.Now().Add(2 * time.Second))
 		br := bufio.NewReader(c)
 		status, head := readHead(t, br)
@@ -85,7 +85,7 @@ func TestExpectContinueWaitsForChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		io.WriteString(c, "POST "+path+" HTTP/1.1\r\nHost: x\r\n"+auth+"Expect: 100-continue\r\nContent-Length: "+itoa(length)+"\r\n\r\n")
+		io.WriteString(c, "POST "+path+" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"+auth+"Expect: 100-continue\r\nContent-Length: "+itoa(length)+"\r\n\r\n")
 		c.SetReadDeadline(time.Now().Add(2 * time.Second))
 		br := bufio.NewReader(c)
 		status, head := readHead(t, br)

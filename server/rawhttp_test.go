@@ -86,7 +86,7 @@ func dialRaw(t testing.TB, base string) *rawClient {
 
 // rawRequest builds a POST with the body.
 func rawRequest(path string, body []byte) []byte {
-	b := []byte("POST " + path + " HTTP/1.1\r\nHost: slipstream\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
+	b := []byte("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
 	return append(b, body...)
 }
 

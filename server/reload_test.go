@@ -54,6 +54,7 @@ func TestReloadKeepsStreamsAndState(t *testing.T) {
 	// A stream in flight: 5 text deltas 150 ms apart, longer than the
 	// watcher takes to settle and reload.
 	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"mock","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(auth[0], auth[1])
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -107,7 +108,7 @@ func TestReloadKeepsStreamsAndState(t *testing.T) {
 	if s.Config().Providers[0].Reply != "new words" {
 		t.Fatalf("the invalid config replaced the running one")
 	}
-	m := scrape(t, base+"/metrics", "")
+	m := scrape(t, base+"/metrics", "sk-alice-0123456789") // keys are configured: a client key may scrape
 	if m[`slipstream_config_reloads_total{result="ok"}`] != 1 {
 		t.Fatalf("reloads counted: %v", m[`slipstream_config_reloads_total{result="ok"}`])
 	}

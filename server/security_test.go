@@ -47,9 +47,9 @@ func TestMalformedRequestLeaksNoKey(t *testing.T) {
 	var logs syncBuffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)
 	for _, req := range []string{
-		"POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-client-secret-0123456789\r\nContent-Length: 5, 6\r\n\r\nhello",
-		"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: sk-client-secret-0123456789\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-		"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: sk-client-secret-0123456789\r\nBad Header\r\n\r\n",
+		"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: Bearer sk-client-secret-0123456789\r\nContent-Length: 5, 6\r\n\r\nhello",
+		"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nx-api-key: sk-client-secret-0123456789\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nx-api-key: sk-client-secret-0123456789\r\nBad Header\r\n\r\n",
 	} {
 		got := rawExchange(t, base, req, 2*time.Second)
 		if !strings.HasPrefix(got, "HTTP/1.1 400 ") {
@@ -81,11 +81,11 @@ func TestLogLinesCannotBeForged(t *testing.T) {
 		"/v1beta/models/gemini-x%0a2026/01/01%2000.00.00.000000%20FORGED:generateContent",
 		"/v1beta/models/gemini-x%0d%0aFORGED:generateContent",
 	} {
-		req := "POST " + path + " HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
+		req := "POST " + path + " HTTP/1.1\r\nHost: localhost\r\n" + auth + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
 		rawExchange(t, base, req, 2*time.Second)
 	}
 	anth := `{"model":"claude-x\nFORGED","max_tokens":1,"messages":[]}`
-	rawExchange(t, base, "POST /v1/messages HTTP/1.1\r\nHost: x\r\n"+auth+"Connection: close\r\nContent-Length: "+itoa(len(anth))+"\r\n\r\n"+anth, 2*time.Second)
+	rawExchange(t, base, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"+auth+"Connection: close\r\nContent-Length: "+itoa(len(anth))+"\r\n\r\n"+anth, 2*time.Second)
 	time.Sleep(50 * time.Millisecond)
 	line := regexp.MustCompile(`^time=\S+ level=INFO id=[0-9a-f]{8}-[0-9a-f]{11} `)
 	l := strings.TrimSuffix(logs.String(), "\n")

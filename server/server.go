@@ -48,6 +48,8 @@ type Server struct {
 	lists        *modelLists // upstream model lists (list_models)
 	ws           *ws.Transport
 	labels       *metrics.ModelLabels
+	front        frontDoor     // Host and Origin checks (front.go)
+	fwd          forwardLists  // client headers forwarded upstream (forward.go)
 	access       *slog.Logger  // the access log, nil when off
 	stop         chan struct{} // closed when this generation is replaced or shut down
 	admits       atomic.Int64  // requests of this generation in flight
@@ -136,13 +138,23 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	sh.current.Store(s)
 	sh.registerGauges()
 	s.srv = &fasthttp.Server{
-		Handler:            sh.dispatch,
-		ErrorHandler:       sh.handleServerError,
-		ExpectHandler:      sh.expectContinue,
-		Name:               "slipstream",
-		MaxRequestBodySize: int(cfg.Limits.MaxBodyBytes.N()),
-		ReadBufferSize:     8 << 10, // per connection; headers beyond it get 431 in the dialect
-		ReadTimeout:        cfg.Timeouts.HeaderRead.D(),
+		Handler:       sh.dispatch,
+		ErrorHandler:  sh.handleServerError,
+		ExpectHandler: sh.expectContinue,
+		Name:          "slipstream",
+		// With StreamRequestBody, fasthttp reads min(this, 8 KiB) bytes
+		// of a body before the handler runs, and no more: a body over it
+		// still reaches the handler as a stream, which body.go reads
+		// against limits.max_body_bytes. One byte lets every refusal
+		// decided from the head (route, key, Host, Origin, content type,
+		// declared size, admission) go out at once, without waiting for
+		// the body. (The field cannot be 0: that means 4 MiB.)
+		MaxRequestBodySize: 1,
+		// A multipart body would be read whole, to memory and temporary
+		// files, before the handler runs; none is accepted anyway (415).
+		DisablePreParseMultipartForm: true,
+		ReadBufferSize:               8 << 10, // per connection; headers beyond it get 431 in the dialect
+		ReadTimeout:                  cfg.Timeouts.HeaderRead.D(),
 		// Bounds the write of a whole response that is not a stream; a
 		// stream moves the deadline on before each write (extendWrite).
 		WriteTimeout:          cfg.Timeouts.Write.D(),
@@ -173,6 +185,8 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	}
 	s.reg.SetCooldowns(sh.cool)
 	s.labels = metrics.NewModelLabels(cfg)
+	s.front = newFrontDoor(cfg)
+	s.fwd = newForwardLists(cfg)
 	s.access = newAccessLog(cfg, sh.logw)
 	s.lists = newModelLists(s.reg, s.clients, s.log)
 	ks, err := keys.New(cfg.Keys, sh.store)
@@ -222,6 +236,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	defer close(stop)
 	go s.reclaim(stop)
 	go s.current.Load().runLists()
+	s.warnOpenMetrics(ln)
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)

@@ -50,7 +50,8 @@ func upstreamPath(d codec.Dialect) string {
 
 // buildUpstream fills x.upReq's method, URL, headers and credential for
 // the target provider. The body is set by the caller. copyHeaders says
-// whether the client's end-to-end headers are forwarded (same dialect).
+// whether the client's headers on the dialect's forward list are
+// forwarded (same dialect; see forward.go).
 //
 // No client byte reaches the URL unescaped: the path is fixed but for a
 // Gemini model, which is path-escaped, and only the query parameters the
@@ -84,7 +85,7 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	uri.UpdateBytes(url)
 	x.out = url[:0]
 	if copyHeaders {
-		upstream.CopyRequestHeaders(&r.Header, x.clientHeader())
+		upstream.CopyRequestHeaders(&r.Header, x.clientHeader(), x.s.fwd[p.Dialect])
 	}
 	r.Header.SetContentType("application/json")
 	upstream.SetIdentity(&r.Header)

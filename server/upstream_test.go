@@ -106,7 +106,7 @@ func rawPost(t *testing.T, base, target, body string, headers ...string) (int, s
 	}
 	defer c.Close()
 	var b strings.Builder
-	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", target, len(body))
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", target, len(body))
 	for i := 0; i+1 < len(headers); i += 2 {
 		fmt.Fprintf(&b, "%s: %s\r\n", headers[i], headers[i+1])
 	}
@@ -415,6 +415,7 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 	// Same dialect: the bytes are passed on as they came, with their
 	// Content-Encoding.
 	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"gpt-4","messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := noGzip.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -443,6 +444,7 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 	// plain events, without the upstream's Content-Encoding.
 	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
 		req, _ := http.NewRequest("POST", base+path, strings.NewReader(`{"model":"gpt-4","max_tokens":5,"messages":[],"stream":true}`))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := noGzip.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 		t.Fatal(err)
 	}
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	br := bufio.NewReader(c)
 	if status, head := readHead(t, br); status != "HTTP/1.1 200 OK" {
@@ -119,6 +119,7 @@ func warmUp(t *testing.T, base string) {
 	t.Helper()
 	warm := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Warm", "1")
 	resp, err := warm.Do(req)
 	if err != nil {
@@ -161,7 +162,7 @@ func TestClientGoneBeforeFirstByte(t *testing.T) {
 func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string) {
 	t.Helper()
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	time.Sleep(100 * time.Millisecond) // the call is in flight
 	gone := time.Now()
 	c.Close()
@@ -227,7 +228,7 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 	}
 	defer c.Close()
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
-	req := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	req := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	io.WriteString(c, req)
 	time.Sleep(100 * time.Millisecond) // the first is in flight: the second waits in the socket
 	io.WriteString(c, req)
@@ -262,7 +263,7 @@ func TestWriteTimeout(t *testing.T) {
 	defer c.Close()
 	c.(*net.TCPConn).SetReadBuffer(4096)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	start := time.Now() // and never read
 	waitClosed(t, closed, start, 8*time.Second, "write timeout")
 	waitIdle(t, s)

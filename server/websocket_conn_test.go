@@ -20,7 +20,7 @@ func TestWSIdleConnectionCost(t *testing.T) {
 	var ws []net.Conn
 	dial := func() net.Conn {
 		c, _ := net.Dial("tcp", base[7:])
-		io.WriteString(c, "GET /v1/responses HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+		io.WriteString(c, "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 		return c
 	}
 	for i := 0; i < 5; i++ {

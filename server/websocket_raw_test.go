@@ -29,7 +29,7 @@ func dialRawWS(t testing.TB, base string) *rawWS {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	req := "GET /v1/responses HTTP/1.1\r\nHost: slipstream\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+	req := "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)

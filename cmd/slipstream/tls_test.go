@@ -81,7 +81,7 @@ func servedSerial(t *testing.T, addr, certFile string) int64 {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	conn.Write([]byte("GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+	conn.Write([]byte("GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
 	line, _ := bufio.NewReader(conn).ReadString('\n')
 	if !strings.Contains(line, " 200 ") {
 		t.Fatalf("GET /readyz over TLS: %q", line)

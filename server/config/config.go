@@ -47,6 +47,19 @@ type Config struct {
 	AccountsDir string `yaml:"accounts_dir"`
 	// Accounts tunes subscription accounts (see accounts.go).
 	Accounts Accounts `yaml:"accounts"`
+	// AllowedHosts are the host names, besides loopback names
+	// (localhost, *.localhost) and IP literals, that a request's Host
+	// header may carry (matched without the port); "*.example.com" takes
+	// every subdomain, "*" any host. It shuts out DNS rebinding: a page on
+	// a name that resolves to this machine. Default: none.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// CORS lists the browser origins that may call slipstream (front.go).
+	CORS CORS `yaml:"cors"`
+	// ForwardHeaders are client headers forwarded upstream besides those
+	// of each dialect's own list (see server/upstream/headers.go): names,
+	// or prefixes ending in "*" ("x-my-*"). Client credentials and
+	// hop-by-hop headers are never forwarded. Default: none.
+	ForwardHeaders []string `yaml:"forward_headers"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.

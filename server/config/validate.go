@@ -78,6 +78,7 @@ func (c *Config) applyDefaults() {
 		c.Providers[i].applyDefaults()
 	}
 	c.Failover.applyDefaults()
+	c.CORS.applyDefaults()
 	c.applyAccountDefaults()
 }
 
@@ -143,6 +144,7 @@ func (c *Config) Validate() Problems {
 	c.Failover.validate(add)
 	c.validateAccounts(add)
 	c.validateFallbacks(add)
+	c.validateFront(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
 	}

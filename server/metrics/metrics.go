@@ -78,8 +78,11 @@ var tokenKinds = [5]string{"input", "output", "cache_read", "cache_write", "reas
 // turn.
 var latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 
-// New returns an empty registry.
+// New returns an empty registry. It turns on the metrics library's
+// # HELP and # TYPE lines, a process-wide setting: slipstream's is the
+// only registry in the process.
 func New() *Metrics {
+	vm.ExposeMetadata(true)
 	m := &Metrics{
 		set:       vm.NewSet(),
 		bySet:     map[requestKey]*requestSeries{},
@@ -309,10 +312,13 @@ func (m *Metrics) Gauge(name string, f func() float64) {
 }
 
 // WritePrometheus writes every series, then the Go runtime and process
-// metrics, in the Prometheus text format.
+// metrics, in the Prometheus text format, each family after one # HELP
+// and one # TYPE line (help.go).
 func (m *Metrics) WritePrometheus(w io.Writer) {
-	m.set.WritePrometheus(w)
-	vm.WriteProcessMetrics(w)
+	var e exposition
+	m.set.WritePrometheus(&e)
+	vm.WriteProcessMetrics(&e)
+	e.writeTo(w)
 }
 
 // series builds a series name: family{k1="v1",...}, values escaped as the
@@ -347,5 +353,6 @@ func series(family string, kv ...string) string {
 
 // Writer registers f to write more series at each scrape (values read
 // from elsewhere, such as the current configuration's pools). f writes
-// whole lines in the text format.
+// whole lines in the text format, each family's lines together; HELP and
+// TYPE lines are added (help.go).
 func (m *Metrics) Writer(f func(w io.Writer)) { m.set.RegisterMetricsWriter(f) }

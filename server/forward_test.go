@@ -1,0 +1,90 @@
+package server
+
+import "testing"
+
+const forwardConfig = `
+keys:
+  - {name: dev, key: good-key}
+providers:
+  - {name: anth, kind: anthropic, base_url: "${UP}", keys: [k], models: ["claude-*"]}
+  - {name: chat, kind: openai, api: chat, base_url: "${UP}/v1", keys: [k], models: ["gpt-*"]}
+  - {name: gem, kind: gemini, base_url: "${UP}", keys: [k], models: ["gemini-*"]}
+forward_headers: [X-Team, "X-Trace-*"]
+timeouts:
+  keepalive: 0s
+`
+
+// TestClientHeadersForwardedByAllowList: only the headers each upstream
+// API defines (and the operator's forward_headers) reach the provider;
+// cookies, a second credential (Api-Key), Expect, proxy and browser
+// headers and arbitrary ones do not. Api-Key authenticates like
+// x-api-key.
+func TestClientHeadersForwardedByAllowList(t *testing.T) {
+	rec := &recorder{reply: anthropicReply}
+	up := newUpstream(t, rec)
+	base, _ := startServer(t, forwardConfig, up.URL)
+	never := []string{
+		"Cookie", "session=local-app", "Api-Key", "good-key", "X-Forwarded-For", "10.0.0.1",
+		"X-Forwarded-Host", "evil.example", "Forwarded", "for=10.0.0.1", "Referer", "http://localhost:3000/",
+		"X-Foo", "bar", "Sec-Fetch-Site", "cross-site", "X-Real-Ip", "10.0.0.1",
+	}
+	f := func(path, body string, kept, dropped []string) {
+		t.Helper()
+		hs := append(append(append([]string{}, never...), kept...), dropped...)
+		status, _, b := post(t, base+path, body, hs...)
+		if status != 200 {
+			t.Fatalf("%s: %d %s", path, status, b)
+		}
+		_, _, h := rec.last()
+		for i := 0; i+1 < len(never); i += 2 {
+			if v := h.Get(never[i]); v != "" {
+				t.Errorf("%s: %s reached the upstream: %q", path, never[i], v)
+			}
+		}
+		for i := 0; i+1 < len(dropped); i += 2 {
+			if v := h.Get(dropped[i]); v != "" {
+				t.Errorf("%s: %s reached the upstream: %q", path, dropped[i], v)
+			}
+		}
+		for i := 0; i+1 < len(kept); i += 2 {
+			if v := h.Get(kept[i]); v != kept[i+1] {
+				t.Errorf("%s: %s = %q upstream, want %q", path, kept[i], v, kept[i+1])
+			}
+		}
+	}
+	common := []string{"User-Agent", "my-sdk/1.0", "X-Stainless-Os", "Linux", "X-Team", "blue", "X-Trace-Id", "t-1"}
+	f("/v1/messages", `{"model":"claude-x","max_tokens":1,"messages":[]}`,
+		append([]string{"Anthropic-Beta", "a,b", "Anthropic-Version", "2023-06-01"}, common...),
+		[]string{"OpenAI-Beta", "assistants=v2", "X-Goog-Api-Client", "genai-js"})
+	rec.reply = `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`
+	f("/v1/chat/completions", `{"model":"gpt-x","messages":[{"role":"user","content":"hi"}]}`,
+		append([]string{"OpenAI-Beta", "assistants=v2", "OpenAI-Organization", "org-1"}, common...),
+		[]string{"Anthropic-Beta", "a,b", "X-Goog-Api-Client", "genai-js"})
+	rec.reply = `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP"}]}`
+	f("/v1beta/models/gemini-x:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
+		append([]string{"X-Goog-Api-Client", "genai-js"}, common...),
+		[]string{"Anthropic-Beta", "a,b", "OpenAI-Beta", "assistants=v2"})
+	if status, _, _ := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":1,"messages":[]}`, "Api-Key", "wrong"); status != 401 {
+		t.Fatalf("a wrong Api-Key: %d, want 401", status)
+	}
+}
+
+// TestWSTunnelledHeadersFollowTheAllowList: a WebSocket frame's
+// client_metadata.ws_request_header_* becomes a header only when the
+// dialect's list (or forward_headers) names it.
+func TestWSTunnelledHeadersFollowTheAllowList(t *testing.T) {
+	u := &sseUpstream{reply: func(n int, _ []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
+	base, _ := wsServer(t, u, "forward_headers: [X-Team]\n")
+	c, _ := wsDial(t, base, "/v1/responses", "Cookie", "session=local-app")
+	wsSend(t, c, frameJSON("["+userHi+"]", "", `"client_metadata":{"ws_request_header_x_foo":"bar","ws_request_header_cookie":"a=b","ws_request_header_x_forwarded_for":"10.0.0.1","ws_request_header_x_team":"blue","ws_request_header_x_openai_internal_codex_responses_lite":"true"}`))
+	wsResponse(t, c)
+	_, h := u.request(t, 0)
+	for _, k := range []string{"X-Foo", "Cookie", "X-Forwarded-For"} {
+		if v := h.Get(k); v != "" {
+			t.Errorf("%s reached the upstream: %q", k, v)
+		}
+	}
+	if h.Get("X-Team") != "blue" || h.Get("X-Openai-Internal-Codex-Responses-Lite") != "true" {
+		t.Errorf("listed headers missing upstream: %v", h)
+	}
+}
