@@ -93,6 +93,10 @@ type Key struct {
 	Budget int64 `yaml:"budget"`
 	// Period is the budget's period, daily (default) or monthly, in UTC.
 	Period string `yaml:"period"`
+	// CountTokensExempt exempts the key's token count requests
+	// (count_tokens, input_tokens, countTokens) from its RPM. Default
+	// false: each counts against RPM like any request.
+	CountTokensExempt bool `yaml:"count_tokens_exempt"`
 }
 
 // Provider kinds.
