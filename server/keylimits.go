@@ -83,10 +83,11 @@ func (x *exchange) reservation() int64 {
 	if out <= 0 {
 		out = defaultReserveOutput
 	}
-	if x.req.N > 1 {
-		out *= x.req.N
+	out = min(out, maxReserveOutput)
+	if n := x.req.N; n > 1 { // n answers to one prompt
+		out = min(out, maxReserveOutput/n) * n
 	}
-	return x.inTokens + min(out, maxReserveOutput)
+	return x.inTokens + out
 }
 
 // chargeKey settles the key's reservation to the request's usage, once,

@@ -201,3 +201,66 @@ func TestCutStreamsAreCharged(t *testing.T) {
 		t.Fatalf("%d of 30 cut streams passed a budget of 20, charged %d in all", passed, used)
 	}
 }
+
+// gateUpstream holds each request until released, then refuses it (400,
+// which neither fails over nor rests the credential).
+type gateUpstream struct {
+	got     chan struct{}
+	release chan struct{}
+}
+
+func (u *gateUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u.got <- struct{}{}
+	<-u.release
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	fmt.Fprint(w, `{"error":{"type":"invalid_request_error","message":"refused by the test"}}`)
+}
+
+// TestReservationPerDialect: while a request is in flight its key's
+// budget holds its counted input plus its output ceiling, read from each
+// dialect's own field (times Chat's n), or 4096 when it sets none; a
+// request the upstream refuses gives it all back.
+func TestReservationPerDialect(t *testing.T) {
+	const hi = `"messages":[{"role":"user","content":"hi"}]`
+	for _, c := range []struct {
+		name, kind, suffix, path, body string
+		out                            int64
+	}{
+		{"anthropic", "kind: anthropic", "", "/v1/messages", `{"model":"m1","max_tokens":1000,` + hi + `}`, 1000},
+		{"chat_max_completion_tokens", "kind: openai, api: chat", "/v1", "/v1/chat/completions", `{"model":"m1","max_completion_tokens":1000,` + hi + `}`, 1000},
+		{"chat_max_tokens_n", "kind: openai, api: chat", "/v1", "/v1/chat/completions", `{"model":"m1","max_tokens":1000,"n":3,` + hi + `}`, 3000},
+		{"chat_none", "kind: openai, api: chat", "/v1", "/v1/chat/completions", `{"model":"m1",` + hi + `}`, 4096},
+		{"responses", "kind: openai, api: responses", "/v1", "/v1/responses", `{"model":"m1","max_output_tokens":1000,"input":"hi"}`, 1000},
+		{"gemini", "kind: gemini", "", "/v1beta/models/m1:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":1000}}`, 1000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			up := &gateUpstream{got: make(chan struct{}, 1), release: make(chan struct{})}
+			u := newUpstream(t, up)
+			yml := fmt.Sprintf("keys:\n  - {name: ci, key: sk-client, budget: 1000000}\nproviders:\n  - {name: p, %s, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", c.kind, u.URL+c.suffix)
+			base, s := startServer(t, yml, "")
+			done := make(chan int, 1)
+			go func() {
+				status, _, _ := post(t, base+c.path, c.body, "X-Goog-Api-Key", "sk-client")
+				done <- status
+			}()
+			select {
+			case <-up.got:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the request never reached the upstream")
+			}
+			b := s.store.Budget("budget:ci", store.Daily)
+			if held := b.Used(s.now()); held < c.out+3 || held > c.out+20 {
+				t.Fatalf("in flight, the budget holds %d, want about %d + the input", held, c.out)
+			}
+			close(up.release)
+			if status := <-done; status != 400 {
+				t.Fatalf("status %d, want the upstream's 400", status)
+			}
+			waitIdle(t, s)
+			if held := b.Used(s.now()); held != 0 {
+				t.Fatalf("after a refused request the budget holds %d, want 0", held)
+			}
+		})
+	}
+}
