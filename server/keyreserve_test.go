@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bufio"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -236,7 +238,10 @@ func TestReservationPerDialect(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			up := &gateUpstream{got: make(chan struct{}, 1), release: make(chan struct{})}
+			var once sync.Once
+			unblock := func() { once.Do(func() { close(up.release) }) }
 			u := newUpstream(t, up)
+			t.Cleanup(unblock) // before the upstream closes, which waits for its handlers
 			yml := fmt.Sprintf("keys:\n  - {name: ci, key: sk-client, budget: 1000000}\nproviders:\n  - {name: p, %s, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", c.kind, u.URL+c.suffix)
 			base, s := startServer(t, yml, "")
 			done := make(chan int, 1)
@@ -253,7 +258,7 @@ func TestReservationPerDialect(t *testing.T) {
 			if held := b.Used(s.now()); held < c.out+3 || held > c.out+20 {
 				t.Fatalf("in flight, the budget holds %d, want about %d + the input", held, c.out)
 			}
-			close(up.release)
+			unblock()
 			if status := <-done; status != 400 {
 				t.Fatalf("status %d, want the upstream's 400", status)
 			}
@@ -262,5 +267,50 @@ func TestReservationPerDialect(t *testing.T) {
 				t.Fatalf("after a refused request the budget holds %d, want 0", held)
 			}
 		})
+	}
+}
+
+// TestClientGoneStreamIsCharged: a client that leaves a Chat stream
+// midway is charged what was consumed (its counted input and the text
+// relayed), not its reservation and not nothing.
+func TestClientGoneStreamIsCharged(t *testing.T) {
+	chunk := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m1","choices":[{"index":0,"delta":{"content":"hello there"},"finish_reason":null}]}` + "\n\n"
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 0; i < 2000; i++ { // about 10 s at most
+			if _, err := fmt.Fprint(w, chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}))
+	yml := fmt.Sprintf("keys:\n  - {name: ci, key: sk-client, budget: 1000000}\nproviders:\n  - {name: p, kind: openai, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", up.URL+"/v1")
+	base, s := startServer(t, yml, "")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model":"m1","stream":true,"max_tokens":1000,"messages":[{"role":"user","content":"hi"}]}`
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-client\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	br := bufio.NewReader(conn)
+	for n := 0; n < 3; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "hello there") {
+			n++
+		}
+	}
+	conn.Close()
+	waitIdle(t, s)
+	// 7 input tokens and 2 per chunk relayed (at least the 3 read).
+	if used := s.store.Budget("budget:ci", store.Daily).Used(s.now()); used < 7+3*2 || used >= 1000 {
+		t.Fatalf("a stream its client left holds %d of the key's budget, want the input and the text relayed", used)
 	}
 }
