@@ -275,12 +275,12 @@ type Budget struct {
 // in flight included: with Redis, every replica's (one GET; this
 // replica's own count when Redis is away).
 func (b *Budget) Used(now time.Time) int64 {
-	used, _ := b.used2(now)
+	used, _ := b.usedHeld(now)
 	return used
 }
 
-// used2 is Used and this replica's part of it still held by reservations.
-func (b *Budget) used2(now time.Time) (used, held int64) {
+// usedHeld is Used and this replica's part of it still held by reservations.
+func (b *Budget) usedHeld(now time.Time) (used, held int64) {
 	b.mu.Lock()
 	b.roll(now)
 	index, used, held := b.index, b.used, b.held
@@ -297,7 +297,7 @@ func (b *Budget) used2(now time.Time) (used, held int64) {
 // refusal, inFlight reports that it is only for reservations of this
 // replica's requests in flight: the period's settled use is below limit.
 func (b *Budget) Check(now time.Time, limit int64) (ok, inFlight bool) {
-	used, held := b.used2(now)
+	used, held := b.usedHeld(now)
 	return used < limit, used-held < limit
 }
 
