@@ -169,3 +169,21 @@ func TestReserveTPMSettlesAcrossSlots(t *testing.T) {
 		t.Fatalf("window after settling in the next minute: %d, want 10", n)
 	}
 }
+
+// TestReserveBudgetSettlesAcrossPeriods: a request reserved before
+// midnight and ended after it is charged to the new day; its reservation
+// went with the old one.
+func TestReserveBudgetSettlesAcrossPeriods(t *testing.T) {
+	s := set(t, config.Key{Name: "k", Key: "x", Budget: 1000})
+	k := s.Find([]byte("x"))
+	at := time.Unix(1767225600, 0).Add(-time.Second) // 23:59:59 UTC
+	res, r, _ := s.Reserve(k, at, 600)
+	if r != Allowed || k.spent.Used(at) != 600 {
+		t.Fatalf("reserve: %s, used %d", r, k.spent.Used(at))
+	}
+	end := at.Add(2 * time.Second)
+	s.Settle(k, res, 50, end)
+	if used := k.spent.Used(end); used != 50 {
+		t.Fatalf("the new day holds %d, want the 50 used", used)
+	}
+}
