@@ -32,8 +32,8 @@ const defaultReserveOutput = 4096
 const maxReserveOutput = 1 << 32
 
 // admitKey checks the client key's rate limits and budget for a
-// generation request and reserves its tokens (count_tokens is admitKey's
-// twin admitCount). A refusal is answered 429 with Retry-After in the
+// generation request and reserves its tokens; token counts go through
+// admitCount instead. A refusal is answered 429 with Retry-After in the
 // client's dialect.
 func (x *exchange) admitKey() bool {
 	now := x.s.now()
@@ -41,19 +41,19 @@ func (x *exchange) admitKey() bool {
 	if r == keys.Allowed && x.key.Charged() {
 		x.reserved, r, wait = x.s.keys.Reserve(x.key, now, x.reservation())
 	}
-	return x.refuseKey(r, wait)
+	return x.keyRefused(r, wait)
 }
 
 // admitCount checks a token count request against the key's rpm (unless
 // the key is count_tokens_exempt); it reserves nothing.
 func (x *exchange) admitCount() bool {
 	r, wait := x.s.keys.AdmitCount(x.key, x.s.now())
-	return x.refuseKey(r, wait)
+	return x.keyRefused(r, wait)
 }
 
-// refuseKey answers r, unless it is Allowed, and reports whether the
-// request may go on.
-func (x *exchange) refuseKey(r keys.Refusal, wait time.Duration) bool {
+// keyRefused answers r, unless it is Allowed, and reports whether the
+// request may go on (r is Allowed).
+func (x *exchange) keyRefused(r keys.Refusal, wait time.Duration) bool {
 	if r == keys.Allowed {
 		return true
 	}
