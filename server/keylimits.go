@@ -41,19 +41,19 @@ func (x *exchange) admitKey() bool {
 	if r == keys.Allowed && x.key.Charged() {
 		x.reserved, r, wait = x.s.keys.Reserve(x.key, now, x.reservation())
 	}
-	return x.keyRefused(r, wait)
+	return x.keyAllowed(r, wait)
 }
 
 // admitCount checks a token count request against the key's rpm (unless
 // the key is count_tokens_exempt); it reserves nothing.
 func (x *exchange) admitCount() bool {
 	r, wait := x.s.keys.AdmitCount(x.key, x.s.now())
-	return x.keyRefused(r, wait)
+	return x.keyAllowed(r, wait)
 }
 
-// keyRefused answers r, unless it is Allowed, and reports whether the
-// request may go on (r is Allowed).
-func (x *exchange) keyRefused(r keys.Refusal, wait time.Duration) bool {
+// keyAllowed reports whether r lets the request go on; otherwise it
+// answers r: 429 with Retry-After.
+func (x *exchange) keyAllowed(r keys.Refusal, wait time.Duration) bool {
 	if r == keys.Allowed {
 		return true
 	}
