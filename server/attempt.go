@@ -51,10 +51,14 @@ type attemptState struct {
 	// abandoned is set (by the stream's goroutine) when the client left
 	// while attempts run beside keep-alive pings: no new attempt starts.
 	abandoned atomic.Bool
+	// answered: the last call's upstream answered 200, so a cut answer
+	// still consumed tokens (keyUsage).
+	answered bool
 }
 
 func (a *attemptState) reset() {
 	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
+	a.answered = false
 	a.acct, a.aggregate = nil, false
 	a.peek.reset()
 	a.unwrap.reset(nil)
@@ -326,6 +330,7 @@ func (x *exchange) attempts() error {
 		if err == nil {
 			status = x.upResp.StatusCode()
 		}
+		x.try.answered = status == fasthttp.StatusOK
 		b, reason := x.backoff(err, status)
 		b, reason = x.accountAttempt(err, status, b, reason)
 		if reason == "" {

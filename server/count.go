@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
@@ -25,7 +26,9 @@ const (
 // countTokens answers POST /v1/messages/count_tokens, POST
 // /v1/responses/input_tokens and Gemini :countTokens with a local count
 // over the request in neutral form. For Claude and Gemini models the count
-// is an o200k estimate. It reports whether x was handed off.
+// is an o200k estimate. Like every request it passed max_bytes_in_flight
+// (handle), and it counts against its key's rpm before anything is
+// counted (admitCount). It reports whether x was handed off.
 func (s *Server) countTokens(x *exchange) bool {
 	ctx, d := x.ctx, x.rt.dialect
 	body := x.body
@@ -43,6 +46,9 @@ func (s *Server) countTokens(x *exchange) bool {
 		s.writeError(ctx, d, fasthttp.StatusForbidden, "this API key may not use model "+clipString(x.model))
 		return false
 	}
+	if !x.admitCount() {
+		return false
+	}
 	if t, ok := s.reg.Resolve(pool.B2S(x.model), d); ok && countsUpstream(t, d) {
 		x.target, x.upModel = t, x.model
 		if t.Aliased {
@@ -54,6 +60,10 @@ func (s *Server) countTokens(x *exchange) bool {
 	s.countLocally(x, body)
 	return false
 }
+
+// localCounts counts the count requests answered with a local count
+// (tests assert on the work done).
+var localCounts atomic.Int64
 
 // countsUpstream reports whether a count request goes to the provider:
 // count_tokens: upstream is set and the provider speaks the client's
@@ -75,6 +85,7 @@ func (s *Server) countLocally(x *exchange, body []byte) {
 		return
 	}
 	n := countRequest(x.encoding(), &x.req, &x.spans)
+	localCounts.Add(1)
 	out := pool.Get(128)
 	switch d {
 	case codec.DialectAnthropic:

@@ -14,6 +14,7 @@ import (
 	"slipstream/codec/sse"
 	"slipstream/codec/translate"
 	"slipstream/pool"
+	"slipstream/server/keys"
 	"slipstream/server/mock"
 	"slipstream/server/provider"
 	"slipstream/tokenize"
@@ -82,6 +83,12 @@ type exchange struct {
 	status int
 	result result
 	upErr  error // why the upstream body was not read to its end, or nil
+
+	// The client key's reservation (keylimits.go): the request's input
+	// counted for it (or 0), and the tokens held until release settles
+	// them.
+	inTokens int64
+	reserved keys.Reservation
 
 	// Usage and timings for the access log and metrics (usage.go,
 	// access.go).
@@ -186,6 +193,7 @@ func (x *exchange) release() {
 	x.head = trimScratch(x.head)
 	x.tok = nil
 	x.usage, x.sameTail, x.estOut, x.ttft, x.bytesOut = codec.Usage{}, nil, 0, time.Time{}, 0
+	x.inTokens = 0
 	x.callErr = nil
 	x.bodyTail.reset(-1)
 	x.splice = modelSplice{}
@@ -261,10 +269,13 @@ func (x *exchange) encoding() *tokenize.Encoding {
 // the estimate.
 func (x *exchange) Count(text []byte) int { return x.encoding().Count(text) }
 
-// InputTokens counts the request for usage fill-in (translate.Estimator).
-// It runs while an output event is being built in x.out, so it counts with
-// its own scratch.
+// InputTokens counts the request for usage fill-in (translate.Estimator),
+// or returns the count its key's reservation made. It runs while an
+// output event is being built in x.out, so it counts with its own scratch.
 func (x *exchange) InputTokens() int64 {
+	if x.inTokens > 0 {
+		return x.inTokens
+	}
 	return int64(countRequest(x.encoding(), &x.req, &x.spans))
 }
 

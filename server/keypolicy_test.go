@@ -82,7 +82,7 @@ func TestKeyTokenLimits(t *testing.T) {
 		}
 		checkShape(t, "anthropic", b)
 	}
-	f("tpm: 6", 2, "75")        // 4, 8 counted: the window falls to 6 15 s into the next minute
+	f("tpm: 6", 2, "83")        // 4, 8 counted: room for a token again (a count of 5) 22.5 s into the next minute
 	f("budget: 10", 3, "86400") // 4, 8, 12 used; the test clock is at midnight UTC
 	f("budget: 10, period: monthly", 3, "2678400")
 }

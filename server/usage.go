@@ -159,8 +159,10 @@ func (x *exchange) settleUsage() {
 // estimateUsage counts the request locally, and the output text the
 // same-dialect tail counted, for an upstream that reported no usage.
 func (x *exchange) estimateUsage() {
-	if err := translate.DecodeRequest(x.rt.dialect, &x.req, x.body); err != nil {
-		return
+	if x.inTokens == 0 { // else counted at admission
+		if err := translate.DecodeRequest(x.rt.dialect, &x.req, x.body); err != nil {
+			return
+		}
 	}
 	x.usage = codec.Usage{Input: x.InputTokens(), Output: x.estOut, Known: true, Estimated: true}
 }

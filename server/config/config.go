@@ -97,15 +97,20 @@ type Key struct {
 	// RPM caps requests per minute (a token bucket of RPM requests
 	// refilled evenly over a minute). Default 0: no cap.
 	RPM int64 `yaml:"rpm"`
-	// TPM caps tokens per minute, charged from each response's real usage
-	// (input + output): a request is refused while the key is over its
-	// bucket. Default 0: no cap.
+	// TPM caps tokens per minute (input + output): a request is admitted
+	// while what the key used and reserved in the window is below TPM,
+	// reserves its counted input plus its max_tokens (4096 when unset),
+	// and is settled to its real usage when it ends. Default 0: no cap.
 	TPM int64 `yaml:"tpm"`
-	// Budget caps the tokens (input + output) used per Period. Default 0:
-	// no budget.
+	// Budget caps the tokens (input + output) used per Period, with TPM's
+	// reservations. Default 0: no budget.
 	Budget int64 `yaml:"budget"`
 	// Period is the budget's period, daily (default) or monthly, in UTC.
 	Period string `yaml:"period"`
+	// CountTokensExempt exempts the key's token count requests
+	// (count_tokens, input_tokens, countTokens) from its RPM. Default
+	// false: each counts against RPM like any request.
+	CountTokensExempt bool `yaml:"count_tokens_exempt"`
 }
 
 // Provider kinds.

@@ -10,7 +10,8 @@ import (
 )
 
 // TestKeyCheckAllocs: finding a key (clear or digest) and admitting a
-// request under rpm, tpm and budget allocate nothing.
+// request under rpm, tpm and budget, reserving its tokens and settling
+// them allocate nothing.
 func TestKeyCheckAllocs(t *testing.T) {
 	s := set(t,
 		config.Key{Name: "a", Key: "sk-a", Models: []string{"claude-*"}, RPM: 1 << 40, TPM: 1 << 40, Budget: 1 << 50},
@@ -26,6 +27,11 @@ func TestKeyCheckAllocs(t *testing.T) {
 		if r, _ := s.Admit(k, now); r != Allowed {
 			t.Fatal(r)
 		}
+		res, r, _ := s.Reserve(k, now, 100)
+		if r != Allowed {
+			t.Fatal(r)
+		}
+		s.Settle(k, res, 10, now)
 		s.Charge(k, 10, now)
 	})
 	if n != 0 {

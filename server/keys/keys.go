@@ -31,6 +31,7 @@ type Key struct {
 	models []string
 
 	rpm, tpm, budget int64
+	countExempt      bool // count_tokens requests skip the rpm window
 	// Limit state, in the process-wide store (named "rpm:"+Name, ...):
 	// it survives reloads and is shared across replicas with Redis.
 	rate, tokens *store.Window
@@ -46,8 +47,9 @@ func (k *Key) Allows(model string) bool {
 // Limited reports whether the key has a rate limit or a budget.
 func (k *Key) Limited() bool { return k != nil && (k.rpm > 0 || k.tpm > 0 || k.budget > 0) }
 
-// Charged reports whether the key's usage must be charged after each
-// response (it has a tpm or a budget).
+// Charged reports whether the key's requests reserve tokens at admission
+// and settle them to their usage after the response (it has a tpm or a
+// budget). Nothing of this runs for other keys.
 func (k *Key) Charged() bool { return k != nil && (k.tpm > 0 || k.budget > 0) }
 
 // Set is the configured client keys. It is immutable after New and safe
@@ -67,7 +69,7 @@ func New(cfg []config.Key, st *store.Store) (*Set, error) {
 	}
 	s := &Set{}
 	for _, c := range cfg {
-		k := Key{Name: c.Name, models: c.Models, rpm: c.RPM, tpm: c.TPM, budget: c.Budget}
+		k := Key{Name: c.Name, models: c.Models, rpm: c.RPM, tpm: c.TPM, budget: c.Budget, countExempt: c.CountTokensExempt}
 		if len(k.models) == 0 {
 			k.models = []string{"*"}
 		}

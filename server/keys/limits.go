@@ -12,7 +12,14 @@ const (
 	RefusedRPM
 	RefusedTPM
 	RefusedBudget
+	// RefusedInFlight: the budget's remainder is reserved by the key's
+	// requests in flight; it frees up as they finish.
+	RefusedInFlight
 )
+
+// inFlightRetry is the Retry-After of RefusedInFlight: reservations are
+// settled when their requests end, which slipstream cannot foresee.
+const inFlightRetry = time.Second
 
 // String is the refusal's message for the client.
 func (r Refusal) String() string {
@@ -23,28 +30,48 @@ func (r Refusal) String() string {
 		return "this API key is over its tokens-per-minute limit (tpm)"
 	case RefusedBudget:
 		return "this API key has used its token budget for this period"
+	case RefusedInFlight:
+		return "this API key's remaining token budget is reserved by its requests in flight (input plus max_tokens each); retry when they finish"
 	}
 	return "allowed"
 }
 
 // Admit checks k's limits for one request at now and counts the request
-// in its rpm window. A refusal comes with how long to wait. The token
-// limits are charged after the response (Charge), from its real usage: a
-// key over its tpm window or its budget is refused until the window moves
-// on or the period ends. Admit allocates nothing.
+// in its rpm window. A refusal comes with how long to wait. It reserves
+// no tokens: a key already at its tpm or its budget is refused here, before
+// the caller spends anything on counting the request's tokens for Reserve.
+// Admit allocates nothing.
 func (s *Set) Admit(k *Key, now time.Time) (Refusal, time.Duration) {
 	if !k.Limited() {
 		return Allowed, 0
 	}
-	if k.spent != nil && k.spent.Used(now) >= k.budget {
-		return RefusedBudget, k.spent.Resets(now).Sub(now)
+	if k.spent != nil {
+		if ok, inFlight := k.spent.Check(now, k.budget); !ok {
+			return budgetRefusal(k, now, inFlight)
+		}
 	}
 	if k.tokens != nil {
-		if ok, wait := k.tokens.Take(now, 0, k.tpm); !ok {
+		if ok, wait := k.tokens.Below(now, k.tpm); !ok {
 			return RefusedTPM, wait
 		}
 	}
-	if k.rate != nil {
+	return s.AdmitRate(k, now)
+}
+
+// AdmitCount admits a token count request (count_tokens, input_tokens,
+// countTokens) at now: it spends no provider tokens, so only k's rpm
+// applies, unless k is configured with count_tokens_exempt.
+func (s *Set) AdmitCount(k *Key, now time.Time) (Refusal, time.Duration) {
+	if k == nil || k.countExempt {
+		return Allowed, 0
+	}
+	return s.AdmitRate(k, now)
+}
+
+// AdmitRate counts one request at now in k's rpm window alone, with
+// Admit's answer.
+func (s *Set) AdmitRate(k *Key, now time.Time) (Refusal, time.Duration) {
+	if k != nil && k.rate != nil {
 		if ok, wait := k.rate.Take(now, 1, k.rpm); !ok {
 			return RefusedRPM, wait
 		}
@@ -52,16 +79,78 @@ func (s *Set) Admit(k *Key, now time.Time) (Refusal, time.Duration) {
 	return Allowed, 0
 }
 
-// Charge records tokens used by one of k's requests at now against its
-// tpm window and its budget.
-func (s *Set) Charge(k *Key, tokens int64, now time.Time) {
-	if !k.Charged() || tokens <= 0 {
-		return
+func budgetRefusal(k *Key, now time.Time, inFlight bool) (Refusal, time.Duration) {
+	if inFlight {
+		return RefusedInFlight, inFlightRetry
+	}
+	return RefusedBudget, k.spent.Resets(now).Sub(now)
+}
+
+// Reservation is what Reserve set aside for one request: Settle gives it
+// back, once, against the request's real use. The zero Reservation holds
+// nothing.
+type Reservation struct {
+	tokens int64
+	at     time.Time
+}
+
+// Reserve sets aside n tokens of k's budget and tpm window for one request
+// admitted at now (Admit), so that requests in flight together cannot
+// pass a limit that each of them alone would see as not reached: a
+// request passes while what its key has used and reserved is below the
+// limit, and then reserves n. With Redis each reservation is one atomic
+// script. A refusal reserves nothing and takes back the request Admit
+// counted in k's rpm window. Keys without tpm or budget reserve nothing.
+func (s *Set) Reserve(k *Key, now time.Time, n int64) (Reservation, Refusal, time.Duration) {
+	if !k.Charged() {
+		return Reservation{}, Allowed, 0
+	}
+	n = max(n, 1)
+	if k.spent != nil {
+		if ok, inFlight := k.spent.Reserve(now, n, k.budget); !ok {
+			r, wait := budgetRefusal(k, now, inFlight)
+			s.unadmit(k, now)
+			return Reservation{}, r, wait
+		}
 	}
 	if k.tokens != nil {
-		k.tokens.Add(now, tokens)
+		if ok, wait := k.tokens.Reserve(now, n, k.tpm); !ok {
+			if k.spent != nil {
+				k.spent.Settle(now, now, n, 0)
+			}
+			s.unadmit(k, now)
+			return Reservation{}, RefusedTPM, wait
+		}
+	}
+	return Reservation{tokens: n, at: now}, Allowed, 0
+}
+
+// unadmit takes back the request Admit counted in k's rpm window.
+func (s *Set) unadmit(k *Key, now time.Time) {
+	if k.rate != nil {
+		k.rate.Add(now, -1)
+	}
+}
+
+// Settle replaces the reservation r of one of k's requests by the tokens
+// it used, known at now (its end), in k's tpm window and budget. Every
+// reservation is settled exactly once, whatever became of its request
+// (used is 0 for one that reached no provider).
+func (s *Set) Settle(k *Key, r Reservation, used int64, now time.Time) {
+	if !k.Charged() || r.tokens == 0 && used <= 0 {
+		return
+	}
+	used = max(used, 0)
+	if k.tokens != nil {
+		k.tokens.Settle(r.at, now, r.tokens, used)
 	}
 	if k.spent != nil {
-		k.spent.Add(now, tokens)
+		k.spent.Settle(r.at, now, r.tokens, used)
 	}
+}
+
+// Charge records tokens used by one of k's requests at now against its
+// tpm window and its budget, with nothing reserved for it.
+func (s *Set) Charge(k *Key, tokens int64, now time.Time) {
+	s.Settle(k, Reservation{}, tokens, now)
 }

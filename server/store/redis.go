@@ -177,16 +177,20 @@ func (r *remote) key(parts ...string) string {
 }
 
 // windowScript is Window's two-slot estimate run in Redis: KEYS current
-// and previous slot, ARGV n, limit, covered fraction, slot TTL (ms).
-// Returns {ok, cur, prev}; when ok, n was counted in the current slot.
+// and previous slot, ARGV need, limit, covered fraction, slot TTL (ms), n.
+// Returns {ok, cur, prev}; ok when the estimate plus need is within
+// limit, and then n was counted in the current slot.
 var windowScript = rueidis.NewLuaScript(`
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
-local n = tonumber(ARGV[1])
+local need = tonumber(ARGV[1])
+local n = tonumber(ARGV[5])
 local est = math.floor(prev * tonumber(ARGV[3])) + cur
-if est + n <= tonumber(ARGV[2]) then
-  redis.call('INCRBY', KEYS[1], n)
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if est + need <= tonumber(ARGV[2]) then
+  if n ~= 0 then
+    redis.call('INCRBY', KEYS[1], n)
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  end
   return {1, cur + n, prev}
 end
 return {0, cur, prev}
@@ -196,8 +200,8 @@ func (r *remote) windowKeys(w *Window, slot int64) []string {
 	return []string{r.key("win", w.name, strconv.FormatInt(slot, 10)), r.key("win", w.name, strconv.FormatInt(slot-1, 10))}
 }
 
-// take runs Window.Take in Redis.
-func (r *remote) take(w *Window, now time.Time, n, limit int64) (bool, time.Duration, error) {
+// take runs Window.take in Redis.
+func (r *remote) take(w *Window, now time.Time, need, n, limit int64) (bool, time.Duration, error) {
 	c := r.conn()
 	if c == nil {
 		return false, 0, errDown
@@ -206,7 +210,7 @@ func (r *remote) take(w *Window, now time.Time, n, limit int64) (bool, time.Dura
 	covered := 1 - float64(now.UnixNano()-slot*int64(w.size))/float64(w.size)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(limit, 10), strconv.FormatFloat(covered, 'f', 6, 64), strconv.FormatInt(2*w.size.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(need, 10), strconv.FormatInt(limit, 10), strconv.FormatFloat(covered, 'f', 6, 64), strconv.FormatInt(2*w.size.Milliseconds(), 10), strconv.FormatInt(n, 10)}
 	vs, err := windowScript.Exec(ctx, c, r.windowKeys(w, slot), args).AsIntSlice()
 	if err == nil && len(vs) != 3 {
 		err = errShape
@@ -218,7 +222,69 @@ func (r *remote) take(w *Window, now time.Time, n, limit int64) (bool, time.Dura
 	if vs[0] == 1 {
 		return true, 0, nil
 	}
-	return false, retryAfter(vs[2], vs[1], n, limit, covered, w.size), nil
+	return false, retryAfter(vs[2], vs[1], need, limit, covered, w.size), nil
+}
+
+// budgetScript is Budget.Reserve run in Redis: KEYS the period's total,
+// ARGV n, limit, TTL (ms). Returns {ok, total}; when ok (the total was
+// below limit), n was added.
+var budgetScript = rueidis.NewLuaScript(`
+local v = tonumber(redis.call('GET', KEYS[1]) or '0')
+if v < tonumber(ARGV[2]) then
+  v = redis.call('INCRBY', KEYS[1], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {1, v}
+end
+return {0, v}
+`)
+
+// reserveBudget runs Budget.Reserve in Redis: it reports whether n was
+// added to the period index's total, and the total.
+func (r *remote) reserveBudget(b *Budget, index, n, limit int64) (bool, int64, error) {
+	c := r.conn()
+	if c == nil {
+		return false, 0, errDown
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(limit, 10), strconv.FormatInt(budgetTTL.Milliseconds(), 10)}
+	vs, err := budgetScript.Exec(ctx, c, []string{r.budgetKey(b, index)}, args).AsIntSlice()
+	if err == nil && len(vs) != 2 {
+		err = errShape
+	}
+	if err != nil {
+		r.failed(err)
+		return false, 0, err
+	}
+	return vs[0] == 1, vs[1], nil
+}
+
+// settleWindow replaces a reservation counted at at by the use counted
+// at now, in the background like every count learned after a response.
+// A reservation in a slot the window no longer covers is left alone.
+func (r *remote) settleWindow(w *Window, at, now time.Time, reserved, used int64) {
+	slotAt, slotNow := at.UnixNano()/int64(w.size), now.UnixNano()/int64(w.size)
+	if slotAt == slotNow {
+		used -= reserved
+	} else if slotAt == slotNow-1 && reserved != 0 {
+		r.later(op{kind: opIncr, key: r.windowKeys(w, slotAt)[0], n: -reserved, ttl: 2 * w.size})
+	}
+	if used != 0 {
+		r.later(op{kind: opIncr, key: r.windowKeys(w, slotNow)[0], n: used, ttl: 2 * w.size})
+	}
+}
+
+// settleBudget is settleWindow for a budget's periods.
+func (r *remote) settleBudget(b *Budget, at, now time.Time, reserved, used int64) {
+	iAt, iNow := b.period.index(at), b.period.index(now)
+	if iAt == iNow {
+		used -= reserved
+	} else if reserved != 0 {
+		r.later(op{kind: opIncr, key: r.budgetKey(b, iAt), n: -reserved, ttl: budgetTTL})
+	}
+	if used != 0 {
+		r.later(op{kind: opIncr, key: r.budgetKey(b, iNow), n: used, ttl: budgetTTL})
+	}
 }
 
 // budgetUsed reads the replicas' total of b's period index.

@@ -125,3 +125,60 @@ func TestRedisWindowUnderConcurrency(t *testing.T) {
 		t.Fatalf("%d of 80 concurrent takes passed a limit of 20", n)
 	}
 }
+
+// TestRedisReserveUnderConcurrency: 80 concurrent reservations of 5
+// tokens from two replicas against a limit of 20 pass 4 together, for a
+// budget and for a window (each reservation is one script: checked and
+// counted at once); settled to 2 tokens each, Redis holds 8, and the
+// room is back.
+func TestRedisReserveUnderConcurrency(t *testing.T) {
+	rs := redistest.Start(t)
+	a, b := open(t, rs.URL()), open(t, rs.URL())
+	now := time.Now()
+	type reserver struct {
+		reserve func(now time.Time) bool
+		settle  func(at, now time.Time)
+	}
+	crowd := func(what string, rs [2]reserver) {
+		t.Helper()
+		var passed [2]atomic.Int64 // per replica: each settles its own
+		var wg sync.WaitGroup
+		for i := 0; i < 80; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				if rs[i].reserve(now) {
+					passed[i].Add(1)
+				}
+			}(i % 2)
+		}
+		wg.Wait()
+		if n := passed[0].Load() + passed[1].Load(); n != 4 {
+			t.Fatalf("%s: %d of 80 concurrent reservations of 5 passed a limit of 20, want 4", what, n)
+		}
+		for i := range rs {
+			for n := passed[i].Load(); n > 0; n-- {
+				rs[i].settle(now, now)
+			}
+		}
+	}
+	ba, bb := a.Budget("budget:crowd", Daily), b.Budget("budget:crowd", Daily)
+	budget := func(bu *Budget) reserver {
+		return reserver{
+			reserve: func(now time.Time) bool { ok, _ := bu.Reserve(now, 5, 20); return ok },
+			settle:  func(at, now time.Time) { bu.Settle(at, now, 5, 2) },
+		}
+	}
+	crowd("budget", [2]reserver{budget(ba), budget(bb)})
+	waitFor(t, func() bool { return ba.Used(time.Now()) == 8 && bb.Used(time.Now()) == 8 }, "the budget holds the 8 tokens used")
+
+	wa, wb := a.Window("tpm:crowd", time.Minute), b.Window("tpm:crowd", time.Minute)
+	window := func(w *Window) reserver {
+		return reserver{
+			reserve: func(now time.Time) bool { ok, _ := w.Reserve(now, 5, 20); return ok },
+			settle:  func(at, now time.Time) { w.Settle(at, now, 5, 2) },
+		}
+	}
+	crowd("window", [2]reserver{window(wa), window(wb)})
+	waitFor(t, func() bool { ok, _ := wa.Reserve(now, 12, 20); return ok }, "the window has room again once settled")
+}

@@ -102,8 +102,28 @@ type Window struct {
 // stays within limit it counts n and reports true; otherwise it counts
 // nothing and reports how long until n would fit.
 func (w *Window) Take(now time.Time, n, limit int64) (ok bool, retry time.Duration) {
+	return w.take(now, n, n, limit)
+}
+
+// Below reports whether the window's count is below limit at now, and
+// otherwise how long until it is. It counts nothing.
+func (w *Window) Below(now time.Time, limit int64) (ok bool, retry time.Duration) {
+	return w.take(now, 1, 0, limit)
+}
+
+// Reserve counts n at now when the window's count is below limit, in one
+// step (one script with Redis: replicas cannot both pass on the last
+// room), and reports true; otherwise it counts nothing and reports how
+// long until the count is below limit. n may exceed what is left: a
+// reservation is settled to the real use later (Settle).
+func (w *Window) Reserve(now time.Time, n, limit int64) (ok bool, retry time.Duration) {
+	return w.take(now, 1, n, limit)
+}
+
+// take counts n when the window's count plus need stays within limit.
+func (w *Window) take(now time.Time, need, n, limit int64) (bool, time.Duration) {
 	if r := w.st.remote; r != nil && r.up() {
-		if ok, retry, err := r.take(w, now, n, limit); err == nil {
+		if ok, retry, err := r.take(w, now, need, n, limit); err == nil {
 			w.add(now, n, ok) // mirror, for a later outage
 			return ok, retry
 		}
@@ -111,7 +131,27 @@ func (w *Window) Take(now time.Time, n, limit int64) (ok bool, retry time.Durati
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.roll(now)
-	return w.takeLocal(now, n, limit)
+	return w.takeLocal(now, need, n, limit)
+}
+
+// Settle replaces reserved, counted at at by Reserve, by used, counted at
+// now: in at's slot when it is still the current one, else the
+// reservation leaves the slot it was counted in (when the window still
+// covers it) and used is counted at now.
+func (w *Window) Settle(at, now time.Time, reserved, used int64) {
+	w.mu.Lock()
+	w.roll(now)
+	switch at.UnixNano() / int64(w.size) {
+	case w.slot:
+		w.cur -= reserved
+	case w.slot - 1:
+		w.prev = max(w.prev-reserved, 0)
+	}
+	w.cur = max(w.cur+used, 0)
+	w.mu.Unlock()
+	if r := w.st.remote; r != nil {
+		r.settleWindow(w, at, now, reserved, used)
+	}
 }
 
 // Add counts n at now without a check (tokens known after a response).
@@ -128,7 +168,7 @@ func (w *Window) add(now time.Time, n int64, ok bool) {
 	}
 	w.mu.Lock()
 	w.roll(now)
-	w.cur += n
+	w.cur = max(w.cur+n, 0) // n < 0 takes back what was counted
 	w.mu.Unlock()
 }
 
@@ -165,12 +205,12 @@ func weighted(prev, cur int64, covered float64) int64 {
 	return int64(float64(prev)*covered) + cur
 }
 
-func (w *Window) takeLocal(now time.Time, n, limit int64) (bool, time.Duration) {
-	if w.estimate(now)+n <= limit {
+func (w *Window) takeLocal(now time.Time, need, n, limit int64) (bool, time.Duration) {
+	if w.estimate(now)+need <= limit {
 		w.cur += n
 		return true, 0
 	}
-	return false, retryAfter(w.prev, w.cur, n, limit, w.covered(now), w.size)
+	return false, retryAfter(w.prev, w.cur, need, limit, w.covered(now), w.size)
 }
 
 // retryAfter is how long until prev*covered' + cur + n <= limit, given
@@ -227,22 +267,86 @@ type Budget struct {
 
 	mu    sync.Mutex
 	index int64
-	used  int64 // this replica's
+	used  int64 // this replica's, reservations included
+	held  int64 // this replica's reservations not settled yet
 }
 
-// Used returns the use counted in now's period: with Redis, every
-// replica's (one GET; this replica's own count when Redis is away).
+// Used returns the use counted in now's period, reservations of requests
+// in flight included: with Redis, every replica's (one GET; this
+// replica's own count when Redis is away).
 func (b *Budget) Used(now time.Time) int64 {
+	used, _ := b.usedHeld(now)
+	return used
+}
+
+// usedHeld is Used and this replica's part of it still held by reservations.
+func (b *Budget) usedHeld(now time.Time) (used, held int64) {
 	b.mu.Lock()
 	b.roll(now)
-	index, used := b.index, b.used
+	index, used, held := b.index, b.used, b.held
 	b.mu.Unlock()
 	if r := b.st.remote; r != nil {
 		if v, err := r.budgetUsed(b, index); err == nil {
-			return max(v, used)
+			return max(v, used), held
 		}
 	}
-	return used
+	return used, held
+}
+
+// Check reports whether the use of now's period is below limit. On a
+// refusal, inFlight reports that it is only for reservations of this
+// replica's requests in flight: the period's settled use is below limit.
+func (b *Budget) Check(now time.Time, limit int64) (ok, inFlight bool) {
+	used, held := b.usedHeld(now)
+	return used < limit, used-held < limit
+}
+
+// Reserve counts n in now's period when its use is below limit, in one
+// step (one script with Redis: replicas cannot both pass on the last
+// room), and reports true. On a refusal it counts nothing, and inFlight
+// is as for Check. n may exceed what is left: a reservation is settled to
+// the real use later (Settle).
+func (b *Budget) Reserve(now time.Time, n, limit int64) (ok, inFlight bool) {
+	if r := b.st.remote; r != nil && r.up() {
+		index := b.period.index(now)
+		if ok, v, err := r.reserveBudget(b, index, n, limit); err == nil {
+			b.mu.Lock()
+			b.roll(now)
+			if ok { // mirror, for a later outage
+				b.used += n
+				b.held += n
+			}
+			held := b.held
+			b.mu.Unlock()
+			return ok, v-held < limit
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.roll(now)
+	if b.used < limit {
+		b.used += n
+		b.held += n
+		return true, false
+	}
+	return false, b.used-b.held < limit
+}
+
+// Settle replaces reserved, counted at at by Reserve, by used, counted at
+// now. A reservation made in a period that has ended went with it.
+func (b *Budget) Settle(at, now time.Time, reserved, used int64) {
+	b.mu.Lock()
+	b.roll(now)
+	same := b.period.index(at) == b.index
+	if same {
+		b.used -= reserved
+		b.held = max(b.held-reserved, 0)
+	}
+	b.used = max(b.used+used, 0)
+	b.mu.Unlock()
+	if r := b.st.remote; r != nil {
+		r.settleBudget(b, at, now, reserved, used)
+	}
 }
 
 // Add counts n in now's period.
@@ -261,7 +365,7 @@ func (b *Budget) Resets(now time.Time) time.Time { return b.period.end(now) }
 
 func (b *Budget) roll(now time.Time) {
 	if i := b.period.index(now); i != b.index {
-		b.index, b.used = i, 0
+		b.index, b.used, b.held = i, 0, 0
 	}
 }
 
