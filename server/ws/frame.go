@@ -13,6 +13,7 @@ type frame struct {
 	model    []byte // the raw model value
 	prevID   []byte // previous_response_id string content, nil when absent
 	input    []byte // the raw input value
+	stream   []byte // the raw stream value
 	prewarm  bool   // generate:false
 	metadata []byte // the raw client_metadata object
 }
@@ -41,6 +42,10 @@ func parseFrame(b []byte) (f frame) {
 			if f.input == nil {
 				f.input = v
 			}
+		case "stream":
+			if f.stream == nil {
+				f.stream = v
+			}
 		case "generate":
 			f.prewarm = string(v) == "false"
 		case "client_metadata":
@@ -50,6 +55,18 @@ func parseFrame(b []byte) (f frame) {
 		}
 	}
 	return f
+}
+
+// inPlace reports whether the frame may be expanded within its own bytes
+// (see conn.expandInPlace): it does not chain, and no member grows when
+// expanded. Input grows when it is a string (wrapped into a message) or
+// a scalar (replaced by []); stream when its value is shorter than true.
+// Every other member is copied as it is or shrinks.
+func (f *frame) inPlace() bool {
+	if f.prevID != nil || f.input != nil && f.input[0] != '[' {
+		return false
+	}
+	return f.stream == nil || len(f.stream) >= len("true")
 }
 
 // appendItems appends the elements of a raw JSON array without its

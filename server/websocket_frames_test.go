@@ -1,0 +1,106 @@
+package server
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fasthttp/websocket"
+)
+
+// TestWSFrameValidation: a text frame that is not one complete JSON object
+// (truncated, trailing bytes, two objects) or whose previous_response_id
+// is not a string gets a 400 error event and never reaches the upstream
+// (before, a truncated frame was completed by the expansion into a valid
+// request and billed); the socket stays usable. Invalid UTF-8 in a text
+// frame closes the socket with 1007 (RFC 6455 section 8.1).
+func TestWSFrameValidation(t *testing.T) {
+	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
+	base, _ := wsServer(t, u, "")
+	c, _ := wsDial(t, base, "/v1/responses")
+	whole := frameJSON("["+userHi+"]", "")
+	f := func(frame string) {
+		t.Helper()
+		wsSend(t, c, frame)
+		if e := last(wsResponse(t, c)); e.Type != "error" || e.Status != 400 || e.Error.Type != "invalid_request_error" {
+			t.Errorf("frame %.80q: %s, want a 400 error event", frame, e.Raw)
+		}
+	}
+	f(whole[:len(whole)-1]) // truncated: the closing brace
+	f(whole[:len(whole)-3]) // truncated inside the input
+	f(whole + " x")         // trailing bytes
+	f(whole + whole)        // two objects
+	f(frameJSON("["+userHi+"]", "", `"previous_response_id":42`))
+	f(frameJSON("["+userHi+"]", "", `"previous_response_id":{"id":"resp_1"}`))
+	if n := u.count(); n != 0 {
+		t.Fatalf("the upstream saw %d requests for invalid frames, want none", n)
+	}
+	wsSend(t, c, whole)
+	if e := last(wsResponse(t, c)); e.Type != "response.completed" {
+		t.Fatalf("a valid frame after the invalid ones: %s", e.Raw)
+	}
+
+	bad := []byte(frameJSON(`[{"type":"message","role":"user","content":"caf`+"\xc3"+`"}]`, ""))
+	if err := c.WriteMessage(websocket.TextMessage, bad); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, b, err := c.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseInvalidFramePayloadData) {
+		t.Fatalf("invalid UTF-8: %v %s, want close 1007", err, b)
+	}
+	if n := u.count(); n != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+}
+
+// TestWSFrameAdmittedFromItsHeader: with limits.max_bytes_in_flight taken,
+// a frame is refused from its header alone: the 429 error event arrives
+// while most of its payload is still unsent, the payload is then read and
+// dropped, and the socket serves the next frame. Before, the whole frame
+// was read into memory first and only its expanded body was refused.
+func TestWSFrameAdmittedFromItsHeader(t *testing.T) {
+	hold := make(chan struct{})
+	u := &sseUpstream{reply: func(n int, b []byte) upReply {
+		if strings.Contains(string(b), "hold-please") {
+			return upReply{body: textAnswer("resp_h", "held"), hold: hold, gone: make(chan struct{})}
+		}
+		return upReply{body: textAnswer("resp_1", "ok")}
+	}}
+	base, s := wsServer(t, u, "limits: {max_bytes_in_flight: 1MiB}\n")
+	// A held turn takes the budget: its 900 KB body stays in flight.
+	holder, _ := wsDial(t, base, "/v1/responses")
+	wsSend(t, holder, frameJSON(`[{"type":"message","role":"user","content":"hold-please `+strings.Repeat("h", 900<<10)+`"}]`, ""))
+	_ = holder.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := holder.ReadMessage(); err != nil { // its first event: it is in flight
+		t.Fatal(err)
+	}
+
+	w := dialRawWS(t, base)
+	payload := []byte(frameJSON(`[{"type":"message","role":"user","content":"`+strings.Repeat("p", 600<<10)+`"}]`, ""))
+	hdr := []byte{0x81, 0x80 | 127}
+	hdr = binary.BigEndian.AppendUint64(hdr, uint64(len(payload)))
+	hdr = append(hdr, 0, 0, 0, 0) // the zero mask
+	if _, err := w.c.Write(append(hdr, payload[:1024]...)); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	op, p := w.next(t)
+	for op == 9 { // pings
+		op, p = w.next(t)
+	}
+	if op != 1 || !strings.Contains(string(p), `"status":429`) || !strings.Contains(string(p), "max_bytes_in_flight") {
+		t.Fatalf("a frame over the budget, 1 KiB of it sent: opcode %d %s, want a 429 error event", op, p)
+	}
+	if _, err := w.c.Write(payload[1024:]); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	if e := last(wsResponse(t, holder)); e.Type != "response.completed" {
+		t.Fatalf("the held turn: %s", e.Raw)
+	}
+	if _, last := w.turn(t, []byte(frameJSON("["+userHi+"]", ""))); !strings.Contains(string(last), "response.completed") {
+		t.Fatalf("the next frame on the refused socket: %s", last)
+	}
+	waitIdle(t, s) // nothing left counted in the bytes in flight
+}
