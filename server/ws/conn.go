@@ -45,6 +45,7 @@ type conn struct {
 
 	in       *pool.Buffer // the message being read or served
 	reserved int64        // bytes of it counted in the server's bytes in flight
+	frag     bool         // it came in more than one frame
 	body     *pool.Buffer // the HTTP body it expanded into
 	out      *pool.Buffer // output items of the response in flight
 	exp      expansion

@@ -172,6 +172,7 @@ func (c *conn) readMessage(h frameHeader) (message, bool) {
 		m = msgBinary
 	}
 	var total int64
+	c.frag = !h.fin
 	for {
 		total += h.n
 		if total > c.t.cfg().MaxFrame {

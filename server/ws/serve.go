@@ -66,7 +66,7 @@ func (c *conn) handle(b []byte, binary bool) {
 		return
 	}
 	chained := f.prevID != nil
-	if !chained && f.inPlace() {
+	if !chained && !c.frag && f.inPlace() {
 		c.expandInPlace(b)
 	} else {
 		in, out := prev.items()
@@ -92,7 +92,9 @@ var frameKeys = [...]string{"previous_response_id"}
 // expandInPlace expands frame b, a view into c.in, into the body within
 // the same buffer, which becomes c.body: a frame that does not chain is
 // most often the whole conversation, and the largest frames are those, so
-// they do not take twice their size while they are served. Its
+// they do not take twice their size while they are served. A fragmented
+// message is copied instead: its buffer grew by doubling, and the body
+// may become the transcript the connection keeps. Its
 // reservation in the bytes in flight is given back: the handler counts
 // the body when it admits it. f.inPlace must hold: then every member the
 // expansion writes is at most as long as the one it reads, so writing
