@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bufio"
 	"encoding/binary"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -103,4 +105,45 @@ func TestWSFrameAdmittedFromItsHeader(t *testing.T) {
 		t.Fatalf("the next frame on the refused socket: %s", last)
 	}
 	waitIdle(t, s) // nothing left counted in the bytes in flight
+}
+
+// TestWSFrameSentWithTheUpgrade: a client that sends its first frame in
+// the same write as the upgrade request (so the server may read both at
+// once) has it served: no byte read ahead of the hijack is lost.
+func TestWSFrameSentWithTheUpgrade(t *testing.T) {
+	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
+	base, _ := wsServer(t, u, "")
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	frame := []byte(frameJSON("["+userHi+"]", ""))
+	req := []byte("GET /v1/responses HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	req = append(req, 0x81, 0x80|126, byte(len(frame)>>8), byte(len(frame)), 0, 0, 0, 0)
+	if _, err := c.Write(append(req, frame...)); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(c)
+	if r := wsMemAnswer(skipHead(t, br)); r != "completed" {
+		t.Fatalf("a frame sent with the upgrade: %s", r)
+	}
+}
+
+// skipHead reads an HTTP response head, which must be a 101.
+func skipHead(t *testing.T, br *bufio.Reader) *bufio.Reader {
+	t.Helper()
+	for first := true; ; first = false {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first && !strings.Contains(line, " 101 ") {
+			t.Fatalf("upgrade answered %q", line)
+		}
+		if line == "\r\n" {
+			return br
+		}
+	}
 }

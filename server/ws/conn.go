@@ -49,7 +49,7 @@ type conn struct {
 	body     *pool.Buffer // the HTTP body it expanded into
 	out      *pool.Buffer // output items of the response in flight
 	exp      expansion
-	top      [len(frameKeys)][]byte // the frame's members named frameKeys
+	vals     frameVals // the frame's members parseFrame reads
 	rd       sse.Reader
 	msg      []byte // events built here (errors, prewarm)
 	id       [64]byte

@@ -176,7 +176,7 @@ func (c *conn) readMessage(h frameHeader) (message, bool) {
 	for {
 		total += h.n
 		if total > c.t.cfg().MaxFrame {
-			c.tooBig()
+			c.tooBig(h)
 			return m, false
 		}
 		if !c.room(int(h.n)) {
@@ -217,7 +217,7 @@ func (c *conn) skipMessage(h frameHeader, total int64) bool {
 			return false
 		}
 		if total += h.n; total > c.t.cfg().MaxFrame {
-			c.tooBig()
+			c.tooBig(h)
 			return false
 		}
 	}
@@ -363,13 +363,13 @@ func (c *conn) readFailed(err error) {
 	}
 }
 
-// tooBig answers a message over MaxFrame with close 1009 (Codex's signal
-// to fall back to HTTP) and reads and drops what the client still sends
-// for a short while, so that closing the socket does not reset it before
-// the client has read the close frame. The message read so far is
-// released when the connection ends.
-func (c *conn) tooBig() {
+// tooBig answers a message over MaxFrame, whose frame h crossed it, with
+// close 1009 (Codex's signal to fall back to HTTP), then reads and drops
+// the rest of that frame (for a short while), so that closing the socket
+// does not reset it before the client has read the close frame. The
+// message read so far is released when the connection ends.
+func (c *conn) tooBig(h frameHeader) {
 	c.closeWith(websocket.CloseMessageTooBig, "message exceeds limits.max_body_bytes")
 	_ = c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
-	_, _ = io.Copy(io.Discard, io.LimitReader(c.nc, 2*c.t.cfg().MaxFrame))
+	_, _ = io.CopyN(io.Discard, c.nc, h.n)
 }

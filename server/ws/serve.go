@@ -23,20 +23,18 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.closeWith(websocket.CloseInvalidFramePayloadData, "a text frame holds invalid UTF-8")
 		return
 	}
-	// The frame's shape is checked in one pass before a member is read:
-	// a truncated frame must not be completed by the expansion into a
-	// valid request. String content is the server's to check, in the body
-	// the frame expands into.
+	// A truncated frame must not be completed by the expansion into a
+	// valid request: its shape is checked before a member is acted on.
 	b = bytes.TrimSpace(b)
-	if dup, ok := codec.ValidShapeTop(b, frameKeys[:], c.top[:]); !ok || dup >= 0 {
-		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not one complete JSON object")
+	f, ok := parseFrame(b, &c.vals)
+	if !ok {
+		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not one complete JSON object (or names a member twice)")
 		return
 	}
-	if p := c.top[0]; p != nil && p[0] != '"' && string(p) != "null" {
+	if f.prev != nil && f.prevID == nil && string(f.prev) != "null" {
 		c.sendError(400, "invalid_request_error", "invalid_previous_response_id", "previous_response_id must be a string")
 		return
 	}
-	f := parseFrame(b)
 	if string(f.typ) != "response.create" {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "unsupported frame type; expected response.create")
 		return
@@ -85,9 +83,6 @@ func (c *conn) handle(b []byte, binary bool) {
 	}
 	c.serveHTTP(chained, len(b))
 }
-
-// frameKeys are the top-level members checked while a frame is validated.
-var frameKeys = [...]string{"previous_response_id"}
 
 // expandInPlace expands frame b, a view into c.in, into the body within
 // the same buffer, which becomes c.body: a frame that does not chain is
