@@ -13,8 +13,10 @@
 // frame per event, without copying them.
 //
 // The library is github.com/fasthttp/websocket: it upgrades a fasthttp
-// RequestCtx in place (no net/http bridge), and its server-side
-// WriteMessage writes a frame without allocating.
+// RequestCtx in place (no net/http bridge) and writes control frames.
+// Frames are read by this package (read.go), so that a frame's length is
+// admitted against the server's bytes in flight before its payload is
+// read; data frames are written by it too (conn.queue).
 package ws
 
 import (
