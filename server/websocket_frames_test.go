@@ -2,8 +2,12 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,7 +130,7 @@ func TestWSFrameSentWithTheUpgrade(t *testing.T) {
 	}
 	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	br := bufio.NewReader(c)
-	if r := wsMemAnswer(skipHead(t, br)); r != "completed" {
+	if r := wsAnswer(skipHead(t, br)); r != "completed" {
 		t.Fatalf("a frame sent with the upgrade: %s", r)
 	}
 }
@@ -144,6 +148,47 @@ func skipHead(t *testing.T, br *bufio.Reader) *bufio.Reader {
 		}
 		if line == "\r\n" {
 			return br
+		}
+	}
+}
+
+// wsAnswer reads frames until the one that answers the frame sent, and
+// returns "completed", "429", "close <code>", another error event, or
+// what went wrong.
+func wsAnswer(br *bufio.Reader) string {
+	for {
+		var h [10]byte
+		if _, err := io.ReadFull(br, h[:2]); err != nil {
+			return "read: " + err.Error()
+		}
+		op, n := h[0]&0x0f, uint64(h[1]&0x7f)
+		var err error
+		switch n {
+		case 126:
+			_, err = io.ReadFull(br, h[:2])
+			n = uint64(binary.BigEndian.Uint16(h[:2]))
+		case 127:
+			_, err = io.ReadFull(br, h[:8])
+			n = binary.BigEndian.Uint64(h[:8])
+		}
+		if err != nil || n > 1<<20 {
+			return fmt.Sprintf("frame of %d bytes: %v", n, err)
+		}
+		p := make([]byte, n)
+		if _, err := io.ReadFull(br, p); err != nil {
+			return "read: " + err.Error()
+		}
+		switch {
+		case op == 8 && len(p) >= 2:
+			return "close " + strconv.Itoa(int(binary.BigEndian.Uint16(p)))
+		case op != 1:
+			continue // pings
+		case bytes.HasPrefix(p, []byte(`{"type":"error","status":429`)):
+			return "429"
+		case bytes.HasPrefix(p, []byte(`{"type":"response.completed"`)):
+			return "completed"
+		case bytes.HasPrefix(p, []byte(`{"type":"error"`)):
+			return string(p)
 		}
 	}
 }
