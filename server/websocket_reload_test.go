@@ -69,7 +69,14 @@ func TestWSReloadStormKeepsSockets(t *testing.T) {
 // key closes the sockets opened with it (1008, with a reason) and keeps
 // the others open and serving.
 func TestWSReloadClosesRevokedKeySockets(t *testing.T) {
-	u := &sseUpstream{reply: func(n int, _ []byte) upReply { return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")} }}
+	hold := make(chan struct{})
+	u := &sseUpstream{reply: func(n int, b []byte) upReply {
+		r := upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")}
+		if strings.Contains(string(b), "hold-please") {
+			r.hold, r.gone = hold, make(chan struct{})
+		}
+		return r
+	}}
 	up := newUpstream(t, u)
 	base, s := startServer(t, wsReloadYAML("alice", "sk-alice-0123456789", "bob", "sk-bob-0123456789"), up.URL)
 	alice, _ := wsDial(t, base, "/v1/responses", "Authorization", "Bearer sk-alice-0123456789")
@@ -92,9 +99,19 @@ func TestWSReloadClosesRevokedKeySockets(t *testing.T) {
 	turn(alice, "alice")
 	turn(bob, "bob")
 
-	// bob's key is removed: bob's socket closes, alice's stays.
+	// bob's key is removed while bob has a response in flight: it is
+	// answered whole, then bob's socket closes; alice's stays.
+	wsSend(t, bob, frameJSON(`[{"type":"message","role":"user","content":"hold-please"}]`, ""))
+	_ = bob.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, _, err := bob.ReadMessage(); err != nil { // the response has begun
+		t.Fatal(err)
+	}
 	if err := s.Reload(parseConfig(t, wsReloadYAML("alice", "sk-alice-0123456789"), up.URL)); err != nil {
 		t.Fatal(err)
+	}
+	close(hold)
+	if e := last(wsResponse(t, bob)); e.Type != "response.completed" {
+		t.Fatalf("bob's response in flight during the reload: %s", e.Raw)
 	}
 	closed(bob, "bob")
 	turn(alice, "alice after bob's key was removed")
