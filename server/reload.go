@@ -31,6 +31,7 @@ func (s *Server) Reload(cfg *config.Config) error {
 	}
 	s.current.Store(next)
 	forgetMoved(old.cfg, cfg, s.cool)
+	s.revokeWebSockets(next)
 	if s.ready.Load() {
 		go next.runLists()
 	}
@@ -96,14 +97,11 @@ func (s *Server) retire() {
 	s.retireOnce.Do(func() { close(s.stop) })
 }
 
-// drain retires a replaced generation: its WebSocket connections close as
-// soon as their response in flight completes (clients reconnect to the
-// current generation), and once its last request has ended its upstream
-// connections are closed.
+// drain retires a replaced generation: once its last request has ended
+// its upstream connections are closed. WebSocket connections are not the
+// generation's: they serve each frame on the current one.
 func (s *Server) drain() {
 	s.retire()
-	s.ws.Shutdown(nil)
-	s.wsFold(s.ws)
 	for s.admits.Load() > 0 {
 		time.Sleep(drainPoll)
 	}

@@ -46,7 +46,6 @@ type Server struct {
 	clients      map[*provider.Provider]*upstream.Client
 	mocks        map[*provider.Provider]*mock.Mock
 	lists        *modelLists // upstream model lists (list_models)
-	ws           *ws.Transport
 	labels       *metrics.ModelLabels
 	front        frontDoor     // Host and Origin checks (front.go)
 	fwd          forwardLists  // client headers forwarded upstream (forward.go)
@@ -76,6 +75,7 @@ type shared struct {
 	reloads  sync.Mutex // one reload at a time
 	ids      idSource
 
+	ws        *ws.Transport // the WebSocket transport, across generations
 	wsMu      sync.Mutex
 	wsLive    []*ws.Transport // transports of generations not yet drained
 	wsRetired ws.Stats        // counters of drained ones
@@ -206,8 +206,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 		s.clients[p] = c
 	}
 	s.crossDialect = crossDialect(s.reg)
-	s.ws = s.newWebSocket()
-	sh.wsTrack(s.ws)
+	sh.setupWebSocket(s)
 	s.setupAccounts()
 	return s, nil
 }

@@ -9,11 +9,41 @@ import (
 	"slipstream/server/ws"
 )
 
-// newWebSocket builds the Responses WebSocket transport, whose frames are
-// served by s.handle as POSTs on the upgrade's path.
-func (s *Server) newWebSocket() *ws.Transport {
+// setupWebSocket builds the Responses WebSocket transport with the first
+// generation, and puts a later generation's settings in force on it. One
+// transport serves every generation: its frames are served as POSTs on
+// the upgrade's path by the generation current when each frame arrives,
+// so a reload leaves open sockets open (see revokeWebSockets).
+func (sh *shared) setupWebSocket(s *Server) {
+	if sh.ws == nil {
+		sh.ws = ws.New(s.wsOptions())
+		sh.wsTrack(sh.ws)
+		return
+	}
+	sh.ws.Update(s.wsOptions())
+}
+
+// revokeWebSockets closes the sockets whose upgrade credential next no
+// longer accepts (a key removed or changed), once the frame each has in
+// flight is answered; the others stay open.
+func (s *Server) revokeWebSockets(next *Server) {
+	if n := s.ws.Revoke(next.acceptsKey); n > 0 {
+		s.log.Printf("config reload: closing %d WebSocket connection(s) whose API key is no longer configured", n)
+	}
+}
+
+// acceptsKey reports whether a request presenting key would be
+// authenticated.
+func (s *Server) acceptsKey(key []byte) bool {
+	return s.keys.Len() == 0 || s.keys.Find(key) != nil
+}
+
+// wsOptions are the transport's settings under s's configuration.
+func (s *Server) wsOptions() ws.Options {
 	o := ws.Options{
-		Handler:    s.handle,
+		Handler:    s.shared.dispatch,
+		Admit:      s.shared.wsAdmit,
+		Leave:      s.shared.wsLeave,
 		MaxFrame:   s.cfg.Limits.MaxBodyBytes.N(),
 		StateBytes: s.cfg.Limits.WSStateBytes.N(),
 		Ping:       s.cfg.Timeouts.WSPing.D(),
@@ -23,7 +53,7 @@ func (s *Server) newWebSocket() *ws.Transport {
 	if s.cfg.Log.Access {
 		o.Log = s.log
 	}
-	return ws.New(o)
+	return o
 }
 
 // serveWebSocket takes a WebSocket upgrade on any path where POST is the
@@ -46,7 +76,7 @@ func (s *Server) serveWebSocket(ctx *fasthttp.RequestCtx) bool {
 	// cors.allowed_origins; the upgrader's own same-origin check would
 	// refuse every listed origin.
 	ctx.Request.Header.Del("Origin")
-	s.ws.Upgrade(ctx)
+	s.ws.Upgrade(ctx, presentedKey(ctx))
 	return true
 }
 

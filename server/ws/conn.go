@@ -3,6 +3,7 @@ package ws
 import (
 	"bytes"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,8 +23,10 @@ import (
 // completed) and is the only writer of data frames. Pings and close frames
 // go out through WriteControl, which may run beside the worker.
 type conn struct {
-	t  *Transport
-	ws *websocket.Conn
+	t    *Transport
+	ws   *websocket.Conn
+	nc   net.Conn // the hijacked socket frames are read from
+	cred []byte   // the credential the upgrade was authenticated with
 
 	hdr  fasthttp.RequestHeader // the upgrade's headers, cleaned, as a POST
 	rctx fasthttp.RequestCtx    // the request context each frame is served with
@@ -31,20 +34,25 @@ type conn struct {
 
 	gone     chan struct{} // closed when the client is gone (or shut down)
 	goneOnce sync.Once
-	work     chan bool     // a frame is in c.in; true when it was binary
-	idle     chan struct{} // a token: the worker is ready for a frame
+	work     chan message  // a message is ready (in c.in unless refused)
+	idle     chan struct{} // a token: whoever holds it owns the next frame (see closeIfIdle)
 	finished chan struct{} // closed when the worker has ended
 	pinger   *time.Timer
-	closing  atomic.Bool // shut down once the response in flight completes
-	busy     atomic.Bool
+	closeWhy atomic.Pointer[closeReason] // set: close once no frame is in flight
 
-	in   *pool.Buffer // the frame being served
-	body *pool.Buffer // the HTTP body it expanded into
-	out  *pool.Buffer // output items of the response in flight
-	exp  expansion
-	rd   sse.Reader
-	msg  []byte // events built here (errors, prewarm)
-	id   [64]byte
+	hb  [14]byte  // frame header scratch
+	ctl [125]byte // control frame payload
+
+	in       *pool.Buffer // the message being read or served
+	reserved int64        // bytes of it counted in the server's bytes in flight
+	frag     bool         // it came in more than one frame
+	body     *pool.Buffer // the HTTP body it expanded into
+	out      *pool.Buffer // output items of the response in flight
+	exp      expansion
+	vals     frameVals // the frame's members parseFrame reads
+	rd       sse.Reader
+	msg      []byte // events built here (errors, prewarm)
+	id       [64]byte
 
 	streamMu sync.Mutex
 	stream   io.Closer // the body stream being relayed, closed when the client leaves
@@ -60,16 +68,17 @@ type conn struct {
 	prev, next *conn      // t.store's recency list
 }
 
-func newConn(t *Transport, ctx *fasthttp.RequestCtx) *conn {
+func newConn(t *Transport, ctx *fasthttp.RequestCtx, cred []byte) *conn {
 	c := &conn{
 		t:        t,
 		gone:     make(chan struct{}),
-		work:     make(chan bool),
+		work:     make(chan message),
 		idle:     make(chan struct{}, 1),
 		finished: make(chan struct{}),
 	}
 	c.idle <- struct{}{}
 	c.fr.c = c
+	c.cred = append([]byte(nil), cred...)
 	ctx.Request.Header.CopyTo(&c.hdr)
 	cleanHeaders(&c.hdr)
 	return c
@@ -117,12 +126,11 @@ func (c *conn) serve(w *websocket.Conn) {
 	}
 	defer c.t.remove(c)
 	c.t.upgrades.Add(1)
-	w.SetReadLimit(c.t.o.MaxFrame)
-	c.fc = newFrameConn(w.NetConn(), c.gone)
+	c.nc = w.NetConn()
+	c.fc = newFrameConn(c.nc, c.gone)
 	c.rctx.Init2(c.fc, discard{}, false)
-	w.SetPongHandler(c.onPong)
 	c.extendRead()
-	c.pinger = time.AfterFunc(c.t.o.Ping, c.ping)
+	c.pinger = time.AfterFunc(c.t.cfg().Ping, c.ping)
 	if c.t.logging() {
 		c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.fc.remote)
 	}
@@ -134,109 +142,45 @@ func (c *conn) serve(w *websocket.Conn) {
 	c.pinger.Stop()
 	c.t.store.drop(c)
 	c.rd.Release()
-	pool.Put(c.in)
-	c.in = nil
+	c.releaseFrame()
 	if c.t.logging() {
 		c.t.logf("WS %s close frames=%d", pathOf(&c.hdr), c.frames)
 	}
 }
 
-func (c *conn) readLoop() {
-	for {
-		mt, r, err := c.ws.NextReader()
-		if err != nil {
-			return
-		}
-		select {
-		case <-c.idle:
-		case <-c.gone:
-			return
-		}
-		if err := c.readFrame(r); err != nil {
-			if err == websocket.ErrReadLimit {
-				c.drain()
-			}
-			return
-		}
-		c.extendRead()
-		select {
-		case c.work <- mt == websocket.BinaryMessage:
-		case <-c.gone:
-			return
-		}
-	}
-}
-
-// drain reads and drops what the client still sends after a frame over
-// MaxFrame was answered with close 1009 (for a short while), so that
-// closing the socket does not reset it before the client has read the
-// close frame.
-func (c *conn) drain() {
-	nc := c.ws.NetConn()
-	_ = nc.SetReadDeadline(time.Now().Add(2 * time.Second))
-	_, _ = io.Copy(io.Discard, io.LimitReader(nc, 2*c.t.o.MaxFrame))
-}
-
-// readFrame reads one frame's payload into c.in.
-func (c *conn) readFrame(r io.Reader) error {
-	if c.in == nil {
-		c.in = pool.Get(16 << 10)
-	}
-	b := c.in.B[:0]
-	for {
-		if len(b) == cap(b) {
-			nb := pool.Get(2 * cap(b))
-			nb.B = append(nb.B[:0], b...)
-			pool.Put(c.in)
-			c.in = nb
-			b = nb.B
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			c.in.B = b
-			return nil
-		}
-		if err != nil {
-			c.in.B = b
-			return err
-		}
-	}
-}
-
-// worker serves the frames the reader hands over, one at a time.
+// worker serves the messages the reader hands over, one at a time. A
+// message that was received is always answered: served, or an error
+// event; a close the transport asked for waits until it has been.
 func (c *conn) worker() {
 	defer close(c.finished)
-	for binary := range c.work {
-		c.busy.Store(true)
+	for m := range c.work {
 		c.frames++
-		c.handle(c.in.B, binary)
+		switch m {
+		case msgRefused:
+			c.sendError(429, "rate_limit_error", "rate_limit_exceeded", msgBytesInFlight)
+		default:
+			c.handle(c.in.B, m == msgBinary)
+		}
 		// Buffers go back to the pools between responses: an idle
 		// connection holds none, and one large frame or event does not
 		// stay pinned to the connection that carried it.
-		pool.Put(c.in)
-		c.in = nil
+		c.releaseFrame()
 		c.rd.Release()
 		if cap(c.msg) > 64<<10 {
 			c.msg = nil
 		}
-		c.busy.Store(false)
-		if c.closing.Load() {
-			c.closeWith(websocket.CloseGoingAway, "shutting down")
-		}
 		c.idle <- struct{}{}
+		c.closeIfIdle()
 	}
 }
 
+// msgBytesInFlight is the message of a frame refused by Options.Admit.
+const msgBytesInFlight = "too many request bytes in flight (limits.max_bytes_in_flight); retry shortly"
+
 // idleTimeout is how long the reader waits for a frame or a pong.
-func (c *conn) idleTimeout() time.Duration { return max(3*c.t.o.Ping, time.Minute) }
+func (c *conn) idleTimeout() time.Duration { return max(3*c.t.cfg().Ping, time.Minute) }
 
-func (c *conn) extendRead() { _ = c.ws.SetReadDeadline(time.Now().Add(c.idleTimeout())) }
-
-func (c *conn) onPong(string) error {
-	c.extendRead()
-	return nil
-}
+func (c *conn) extendRead() { _ = c.nc.SetReadDeadline(time.Now().Add(c.idleTimeout())) }
 
 // ping sends a ping and schedules the next; a failed ping means the client
 // is gone.
@@ -250,7 +194,7 @@ func (c *conn) ping() {
 		c.setGone()
 		return
 	}
-	c.pinger.Reset(c.t.o.Ping)
+	c.pinger.Reset(c.t.cfg().Ping)
 }
 
 // setGone marks the client gone: the body stream being relayed is closed,
@@ -283,12 +227,39 @@ func (c *conn) setStream(s io.Closer) bool {
 	return true
 }
 
-// shutdown closes the connection now if it is idle, or after its
-// response in flight.
-func (c *conn) shutdown() {
-	c.closing.Store(true)
-	if !c.busy.Load() {
-		c.closeWith(websocket.CloseGoingAway, "shutting down")
+// closeReason is the close frame a connection is to end with.
+type closeReason struct {
+	code int
+	text string
+}
+
+var (
+	closeShutdown = &closeReason{websocket.CloseGoingAway, "shutting down"}
+	closeRevoked  = &closeReason{websocket.ClosePolicyViolation, "the API key of this connection is no longer valid"}
+)
+
+// shutdown closes the connection with r now if no frame is in flight, or
+// once the frame in flight (one being read or served) has been answered.
+// The first reason given wins.
+func (c *conn) shutdown(r *closeReason) {
+	c.closeWhy.CompareAndSwap(nil, r)
+	c.closeIfIdle()
+}
+
+// closeIfIdle closes the connection when a close was asked for and it can
+// take the idle token: then neither the reader (which takes the token
+// before it reads a message) nor the worker (which holds it while it
+// serves one) has a frame, and none is lost. Otherwise the worker calls
+// it again when it hands the token back.
+func (c *conn) closeIfIdle() {
+	r := c.closeWhy.Load()
+	if r == nil {
+		return
+	}
+	select {
+	case <-c.idle:
+		c.closeWith(r.code, r.text)
+	default:
 	}
 }
 

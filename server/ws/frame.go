@@ -11,45 +11,53 @@ import (
 type frame struct {
 	typ      []byte // the "type" string content
 	model    []byte // the raw model value
+	prev     []byte // the raw previous_response_id value
 	prevID   []byte // previous_response_id string content, nil when absent
 	input    []byte // the raw input value
+	stream   []byte // the raw stream value
 	prewarm  bool   // generate:false
 	metadata []byte // the raw client_metadata object
 }
 
-// parseFrame reads the members the transport acts on. The frame is not
-// validated first (the expanded body is, by the server); the first of
-// duplicate members wins here, and the server refuses duplicates where
-// they matter (model, stream) when it reads the expanded body.
-func parseFrame(b []byte) (f frame) {
-	m := codec.ObjectMembers(b)
-	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
-		switch string(k) {
-		case "type":
-			if f.typ == nil {
-				f.typ = codec.StrContent(v)
-			}
-		case "model":
-			if f.model == nil {
-				f.model = v
-			}
-		case "previous_response_id":
-			if f.prevID == nil {
-				f.prevID = codec.StrContent(v)
-			}
-		case "input":
-			if f.input == nil {
-				f.input = v
-			}
-		case "generate":
-			f.prewarm = string(v) == "false"
-		case "client_metadata":
-			if f.metadata == nil {
-				f.metadata = v
-			}
-		}
+// frameMembers are the top-level members the transport acts on.
+var frameMembers = [...]string{"type", "model", "previous_response_id", "input", "stream", "generate", "client_metadata"}
+
+// frameVals holds a frame's values of frameMembers.
+type frameVals = [len(frameMembers)][]byte
+
+// parseFrame checks that b is one complete JSON object, in the one
+// forward pass that also finds the members the transport acts on (vals is
+// scratch). String content is not checked here: the server checks it in
+// the body the frame expands into, which carries every member but those
+// the expansion drops (type, generate, previous_response_id, which are
+// read here). A member named twice (also up to case or escapes) makes the
+// frame invalid: the transport must not act on one value while the
+// upstream reads another.
+func parseFrame(b []byte, vals *frameVals) (f frame, ok bool) {
+	if dup, ok := codec.ValidShapeTop(b, frameMembers[:], vals[:]); !ok || dup >= 0 {
+		return f, false
 	}
-	return f
+	f.typ = codec.StrContent(vals[0])
+	f.model = vals[1]
+	f.prev = vals[2]
+	f.prevID = codec.StrContent(vals[2])
+	f.input = vals[3]
+	f.stream = vals[4]
+	f.prewarm = string(vals[5]) == "false"
+	f.metadata = vals[6]
+	return f, true
+}
+
+// inPlace reports whether the frame may be expanded within its own bytes
+// (see conn.expandInPlace): it does not chain, and no member grows when
+// expanded. Input grows when it is a string (wrapped into a message) or
+// a scalar (replaced by []); stream when its value is shorter than true.
+// Every other member is copied as it is or shrinks.
+func (f *frame) inPlace() bool {
+	if f.prevID != nil || f.input != nil && f.input[0] != '[' {
+		return false
+	}
+	return f.stream == nil || len(f.stream) >= len("true")
 }
 
 // appendItems appends the elements of a raw JSON array without its

@@ -10,15 +10,40 @@ import (
 func TestParseFrame(t *testing.T) {
 	f := func(in, typ, prev, input string, prewarm bool) {
 		t.Helper()
-		got := parseFrame([]byte(in))
-		if string(got.typ) != typ || string(got.prevID) != prev || string(got.input) != input || got.prewarm != prewarm {
-			t.Errorf("parseFrame(%s) = type %q prev %q input %q prewarm %v", in, got.typ, got.prevID, got.input, got.prewarm)
+		var vals frameVals
+		got, ok := parseFrame([]byte(in), &vals)
+		if !ok || string(got.typ) != typ || string(got.prevID) != prev || string(got.input) != input || got.prewarm != prewarm {
+			t.Errorf("parseFrame(%s) = %v, type %q prev %q input %q prewarm %v", in, ok, got.typ, got.prevID, got.input, got.prewarm)
 		}
 	}
 	f(`{"type":"response.create","model":"m","input":[]}`, "response.create", "", "[]", false)
 	f(`{"type":"response.create","previous_response_id":"resp_1","input":[{"a":1}],"generate":false}`, "response.create", "resp_1", `[{"a":1}]`, true)
 	f(`{"generate":true,"type":"x"}`, "x", "", "", false)
-	f(`{"type":"a","type":"b"}`, "a", "", "", false) // the first wins
+	f(`{"type" : "x", "input" : [ 1 ] }`, "x", "", "[ 1 ]", false)
+}
+
+// TestParseFrameInvalid: what is not one complete JSON object, or names a
+// member twice, is refused before any member is read.
+func TestParseFrameInvalid(t *testing.T) {
+	f := func(in string) {
+		t.Helper()
+		var vals frameVals
+		if _, ok := parseFrame([]byte(in), &vals); ok {
+			t.Errorf("parseFrame(%s) accepted", in)
+		}
+	}
+	f(`{"type":"response.create","input":[]`)
+	f(`{"type":"response.create","input":[{"a":1}`)
+	f(`{"type":"response.create","input":"abc`)
+	f(`{"type":"response.create"} x`)
+	f(`{"type":"response.create"}{}`)
+	f(`{"type":"a","type":"b"}`)
+	f(`{"input":[],"Input":[1]}`)
+	f(`{"input":[],"stream":true,"stream":1}`)
+	f(`{"model":"m","mod\u0065l":"n"}`)
+	f(`[1,2]`)
+	f(`not json`)
+	f(``)
 }
 
 // TestAppendBody: the HTTP body a frame becomes.

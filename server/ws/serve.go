@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 
+	"unicode/utf8"
+
 	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
 
@@ -17,15 +19,22 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "frames must be text frames holding one JSON object")
 		return
 	}
-	// The frame is not validated here: the server validates the body it
-	// expands into, in one pass, as it validates a POSTed body. Reading an
-	// invalid frame cannot go out of bounds; at worst it misreads a member
-	// and the expanded body is refused.
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
-		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not a JSON object")
+	if !utf8.Valid(b) { // RFC 6455 section 8.1
+		c.closeWith(websocket.CloseInvalidFramePayloadData, "a text frame holds invalid UTF-8")
 		return
 	}
-	f := parseFrame(b)
+	// A truncated frame must not be completed by the expansion into a
+	// valid request: its shape is checked before a member is acted on.
+	b = bytes.TrimSpace(b)
+	f, ok := parseFrame(b, &c.vals)
+	if !ok {
+		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not one complete JSON object (or names a member twice)")
+		return
+	}
+	if f.prev != nil && f.prevID == nil && string(f.prev) != "null" {
+		c.sendError(400, "invalid_request_error", "invalid_previous_response_id", "previous_response_id must be a string")
+		return
+	}
 	if string(f.typ) != "response.create" {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "unsupported frame type; expected response.create")
 		return
@@ -54,11 +63,17 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.prewarm(&f)
 		return
 	}
-	in, out := prev.items()
-	c.body = pool.Get(len(in) + len(out) + len(b) + 64)
-	c.body.B = c.exp.appendBody(c.body.B[:0], b, in, out)
-	prev.release()
-	if int64(len(c.body.B)) > c.t.o.MaxFrame {
+	chained := f.prevID != nil
+	if !chained && !c.frag && f.inPlace() {
+		c.expandInPlace(b)
+	} else {
+		in, out := prev.items()
+		c.body = pool.Get(len(in) + len(out) + len(b) + 64)
+		c.body.B = c.exp.appendBody(c.body.B[:0], b, in, out)
+		prev.release()
+		c.releaseFrame() // before the handler admits the body
+	}
+	if int64(len(c.body.B)) > c.t.cfg().MaxFrame {
 		c.releaseBody()
 		if c.t.logging() {
 			c.t.logf("WS %s frame=%d expanded body over the limit: close 1009", pathOf(&c.hdr), c.frames)
@@ -66,7 +81,25 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
 		return
 	}
-	c.serveHTTP(f.prevID != nil, len(b))
+	c.serveHTTP(chained, len(b))
+}
+
+// expandInPlace expands frame b, a view into c.in, into the body within
+// the same buffer, which becomes c.body: a frame that does not chain is
+// most often the whole conversation, and the largest frames are those, so
+// they do not take twice their size while they are served. A fragmented
+// message is copied instead: its buffer grew by doubling, and the body
+// may become the transcript the connection keeps. Its
+// reservation in the bytes in flight is given back: the handler counts
+// the body when it admits it. f.inPlace must hold: then every member the
+// expansion writes is at most as long as the one it reads, so writing
+// never overtakes reading; what it appends at the end fits in the
+// buffer's slack (or, past it, append moves the body, which is still
+// correct).
+func (c *conn) expandInPlace(b []byte) {
+	c.body, c.in = c.in, nil
+	c.body.B = c.exp.appendBody(c.body.B[:0], b, nil, nil)
+	c.leave()
 }
 
 // prewarm answers generate:false locally: a created and a completed event
@@ -78,7 +111,7 @@ func (c *conn) prewarm(f *frame) {
 	if model == nil || !codec.Valid(model) {
 		model = []byte("null")
 	}
-	now := c.t.o.Now().Unix()
+	now := c.t.cfg().Now().Unix()
 	c.msg = appendPrewarm(c.msg[:0], false, id, model, now)
 	if c.write(c.msg) != nil {
 		c.setGone()
@@ -112,7 +145,7 @@ func (c *conn) serveHTTP(chained bool, frameSize int) {
 	size := len(c.body.B)
 	rc.Request.SetBodyRaw(c.body.B)
 	rc.Request.Header.SetContentLength(size)
-	c.t.o.Handler(rc)
+	c.t.cfg().Handler(rc)
 	resp := &rc.Response
 	status := resp.StatusCode()
 	if ts := resp.Header.Peek("X-Codex-Turn-State"); len(ts) > 0 && headerText(ts) {

@@ -89,7 +89,10 @@ func (s *store) take(c *conn) transcript {
 // owns t afterwards.
 func (s *store) put(c *conn, t transcript) bool {
 	n := t.size()
-	if n > s.max {
+	s.mu.Lock()
+	over := n > s.max
+	s.mu.Unlock()
+	if over {
 		t.release()
 		s.drop(c)
 		return false
@@ -112,6 +115,14 @@ func (s *store) put(c *conn, t transcript) bool {
 	s.pushFront(c)
 	s.mu.Unlock()
 	return true
+}
+
+// setMax sets the budget; transcripts over a smaller one are dropped as
+// new ones are stored.
+func (s *store) setMax(n int64) {
+	s.mu.Lock()
+	s.max = n
+	s.mu.Unlock()
 }
 
 // drop releases c's transcript, if any.

@@ -13,8 +13,10 @@
 // frame per event, without copying them.
 //
 // The library is github.com/fasthttp/websocket: it upgrades a fasthttp
-// RequestCtx in place (no net/http bridge), and its server-side
-// WriteMessage writes a frame without allocating.
+// RequestCtx in place (no net/http bridge) and writes control frames.
+// Frames are read by this package (read.go), so that a frame's length is
+// admitted against the server's bytes in flight before its payload is
+// read; data frames are written by it too (conn.queue).
 package ws
 
 import (
@@ -49,6 +51,17 @@ type Options struct {
 	// upgrade is answered 426, on which Codex uses HTTP for the session.
 	// Default 1024.
 	MaxConns int
+	// Admit, when set, reserves n bytes of a data frame's payload in the
+	// server's bytes in flight before the payload is read; held is what
+	// earlier frames of the same message already reserved. When it
+	// reports false the payload is skipped unread and the message is
+	// answered with a 429 error event. Every reservation is given back
+	// through Leave once the frame's bytes are freed or handed to Handler
+	// as a body (which counts them itself). Default: every frame is
+	// admitted.
+	Admit func(n, held int64) bool
+	// Leave gives back bytes Admit reserved. Required with Admit.
+	Leave func(n int64)
 	// Log, when set, gets one line per connection and per frame.
 	Log *log.Logger
 	// Now is the clock for created_at. Default time.Now.
@@ -66,9 +79,12 @@ const (
 // writeTimeout bounds one frame write to a client that stopped reading.
 const writeTimeout = 60 * time.Second
 
-// Transport serves WebSocket connections. Create it with New.
+// Transport serves WebSocket connections. Create it with New. One
+// Transport lives as long as the server: a configuration reload changes
+// its Options (Update) and closes only the connections whose credential
+// it revoked (Revoke).
 type Transport struct {
-	o     Options
+	o     atomic.Pointer[settings]
 	up    websocket.FastHTTPUpgrader
 	store store
 
@@ -76,14 +92,39 @@ type Transport struct {
 	conns   map[*conn]struct{}
 	closing bool
 	wg      sync.WaitGroup
-	maxHdr  []byte // x-codex-websocket-max-message-bytes value
 	open    atomic.Int64
 
 	upgrades, refused, frames, chained, notFound atomic.Int64
 }
 
+// settings are the Options in force, with what is derived from them.
+type settings struct {
+	Options
+	maxHdr []byte // x-codex-websocket-max-message-bytes value
+}
+
+// cfg returns the settings in force; they may change between two calls.
+func (t *Transport) cfg() *settings { return t.o.Load() }
+
 // New returns a Transport for o.
 func New(o Options) *Transport {
+	t := &Transport{conns: map[*conn]struct{}{}}
+	t.Update(o)
+	t.up = websocket.FastHTTPUpgrader{
+		ReadBufferSize:  1 << 10, // never filled: frames are read on the socket (read.go)
+		WriteBufferSize: 256,     // data frames bypass it (conn.queue); control frames only
+		// No subprotocol is selected (Codex offers none) and no
+		// compression: both work with Codex, and plain frames cost no
+		// CPU or allocation per event.
+		Error: upgradeError,
+	}
+	return t
+}
+
+// Update puts o in force: for new upgrades, and for the open connections'
+// next frames and pings. The transcripts kept are trimmed to a smaller
+// StateBytes as new ones are stored.
+func (t *Transport) Update(o Options) {
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = DefaultMaxFrame
 	}
@@ -99,18 +140,8 @@ func New(o Options) *Transport {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	t := &Transport{o: o, conns: map[*conn]struct{}{}}
-	t.store.max = o.StateBytes
-	t.maxHdr = strconv.AppendInt(nil, o.MaxFrame, 10)
-	t.up = websocket.FastHTTPUpgrader{
-		ReadBufferSize:  1 << 10,
-		WriteBufferSize: 256, // data frames bypass it (conn.queue); control frames only
-		// No subprotocol is selected (Codex offers none) and no
-		// compression: both work with Codex, and plain frames cost no
-		// CPU or allocation per event.
-		Error: upgradeError,
-	}
-	return t
+	t.store.setMax(o.StateBytes)
+	t.o.Store(&settings{Options: o, maxHdr: strconv.AppendInt(nil, o.MaxFrame, 10)})
 }
 
 // IsUpgrade reports whether ctx asks for a WebSocket (GET with Upgrade:
@@ -123,10 +154,11 @@ func IsUpgrade(ctx *fasthttp.RequestCtx) bool {
 }
 
 // Upgrade answers ctx, a WebSocket upgrade the caller has routed and
-// authenticated, with 101 and serves the connection until it closes. The
-// upgrade's headers (credentials included) are kept for the frames; ctx
-// is not used after Upgrade returns.
-func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx) {
+// authenticated with cred (nil when no credential was needed), with 101
+// and serves the connection until it closes. The upgrade's headers
+// (credentials included) are kept for the frames, and a copy of cred for
+// Revoke; ctx is not used after Upgrade returns.
+func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx, cred []byte) {
 	t.mu.Lock()
 	closing := t.closing
 	t.mu.Unlock()
@@ -134,14 +166,15 @@ func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx) {
 		upgradeError(ctx, fasthttp.StatusServiceUnavailable, errShuttingDown)
 		return
 	}
-	if t.open.Add(1) > int64(t.o.MaxConns) {
+	o := t.cfg()
+	if t.open.Add(1) > int64(o.MaxConns) {
 		t.open.Add(-1)
 		t.refused.Add(1)
 		upgradeError(ctx, fasthttp.StatusUpgradeRequired, errTooMany)
 		return
 	}
-	c := newConn(t, ctx)
-	ctx.Response.Header.SetBytesV("X-Codex-Websocket-Max-Message-Bytes", t.maxHdr)
+	c := newConn(t, ctx, cred)
+	ctx.Response.Header.SetBytesV("X-Codex-Websocket-Max-Message-Bytes", o.maxHdr)
 	if err := t.up.Upgrade(ctx, c.serve); err != nil {
 		t.open.Add(-1) // upgradeError answered
 	}
@@ -192,7 +225,7 @@ func (t *Transport) Shutdown(done <-chan struct{}) {
 	t.mu.Lock()
 	t.closing = true
 	for c := range t.conns {
-		c.shutdown()
+		c.shutdown(closeShutdown)
 	}
 	t.mu.Unlock()
 	ended := make(chan struct{})
@@ -206,6 +239,23 @@ func (t *Transport) Shutdown(done <-chan struct{}) {
 		}
 		t.mu.Unlock()
 	}
+}
+
+// Revoke closes, with 1008 and a reason, every connection whose
+// credential keep reports false for, as soon as the frame it has in
+// flight (if any) is answered. The others stay open. It returns how many
+// it closes.
+func (t *Transport) Revoke(keep func(cred []byte) bool) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for c := range t.conns {
+		if !keep(c.cred) {
+			c.shutdown(closeRevoked)
+			n++
+		}
+	}
+	return n
 }
 
 // StateBytes returns the bytes the stored transcripts hold.
@@ -241,8 +291,12 @@ func (t *Transport) Conns() int {
 
 // logging reports whether log lines are wanted. Callers check it before
 // building a line's arguments, which allocate.
-func (t *Transport) logging() bool { return t.o.Log != nil }
+func (t *Transport) logging() bool { return t.cfg().Log != nil }
 
 // logf writes a log line. Values from the client are quoted by the
 // caller.
-func (t *Transport) logf(format string, args ...any) { t.o.Log.Printf(format, args...) }
+func (t *Transport) logf(format string, args ...any) {
+	if l := t.cfg().Log; l != nil {
+		l.Printf(format, args...)
+	}
+}
