@@ -14,7 +14,6 @@ import (
 	"slipstream/server/config"
 	"slipstream/server/metrics"
 	"slipstream/server/store"
-	"slipstream/server/ws"
 )
 
 // serveMetrics answers GET /metrics in the Prometheus text format. It
@@ -81,7 +80,7 @@ func (sh *shared) registerGauges() {
 				vm.WriteGaugeUint64(w, `slipstream_upstream_max_conns{provider=`+strconv.Quote(p.Name)+`}`, uint64(c.MaxConns()))
 			}
 		}
-		st := sh.wsStats()
+		st := sh.ws.Stats() // one transport serves every generation
 		vm.WriteGaugeUint64(w, "slipstream_websocket_connections", uint64(st.Conns))
 		vm.WriteGaugeUint64(w, "slipstream_websocket_state_bytes", uint64(st.StateBytes))
 		vm.WriteCounterUint64(w, "slipstream_websocket_upgrades_total", uint64(st.Upgrades))
@@ -91,52 +90,6 @@ func (sh *shared) registerGauges() {
 		vm.WriteCounterUint64(w, "slipstream_websocket_not_found_total", uint64(st.NotFound))
 		vm.WriteCounterUint64(w, "slipstream_websocket_evicted_total", uint64(st.Evicted))
 	})
-}
-
-// wsStats sums the WebSocket counters of every generation: the live ones'
-// and those folded in when a replaced generation's last socket closed, so
-// the counters never go back across reloads.
-func (sh *shared) wsStats() ws.Stats {
-	sh.wsMu.Lock()
-	defer sh.wsMu.Unlock()
-	sum := sh.wsRetired
-	for _, t := range sh.wsLive {
-		st := t.Stats()
-		sum.Conns += st.Conns
-		sum.StateBytes += st.StateBytes
-		addWSCounters(&sum, &st)
-	}
-	return sum
-}
-
-// wsTrack adds a generation's transport to the sums.
-func (sh *shared) wsTrack(t *ws.Transport) {
-	sh.wsMu.Lock()
-	sh.wsLive = append(sh.wsLive, t)
-	sh.wsMu.Unlock()
-}
-
-// wsFold moves a drained transport's counters into the retired sums.
-func (sh *shared) wsFold(t *ws.Transport) {
-	sh.wsMu.Lock()
-	defer sh.wsMu.Unlock()
-	for i, l := range sh.wsLive {
-		if l == t {
-			st := t.Stats()
-			addWSCounters(&sh.wsRetired, &st)
-			sh.wsLive = append(sh.wsLive[:i], sh.wsLive[i+1:]...)
-			return
-		}
-	}
-}
-
-func addWSCounters(dst, st *ws.Stats) {
-	dst.Upgrades += st.Upgrades
-	dst.Refused += st.Refused
-	dst.Frames += st.Frames
-	dst.Chained += st.Chained
-	dst.NotFound += st.NotFound
-	dst.Evicted += st.Evicted
 }
 
 // newStore builds the process's shared-state store: Redis-backed when cfg

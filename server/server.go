@@ -75,10 +75,7 @@ type shared struct {
 	reloads  sync.Mutex // one reload at a time
 	ids      idSource
 
-	ws        *ws.Transport // the WebSocket transport, across generations
-	wsMu      sync.Mutex
-	wsLive    []*ws.Transport // transports of generations not yet drained
-	wsRetired ws.Stats        // counters of drained ones
+	ws *ws.Transport // the WebSocket transport, across generations
 
 	// lnMu guards shut and lns: the listeners Serve was given, which
 	// Shutdown closes itself, since fasthttp's Shutdown does nothing to a

@@ -17,7 +17,6 @@ import (
 func (sh *shared) setupWebSocket(s *Server) {
 	if sh.ws == nil {
 		sh.ws = ws.New(s.wsOptions())
-		sh.wsTrack(sh.ws)
 		return
 	}
 	sh.ws.Update(s.wsOptions())
