@@ -48,16 +48,33 @@ func parseFrame(b []byte, vals *frameVals) (f frame, ok bool) {
 	return f, true
 }
 
-// inPlace reports whether the frame may be expanded within its own bytes
-// (see conn.expandInPlace): it does not chain, and no member grows when
-// expanded. Input grows when it is a string (wrapped into a message) or
-// a scalar (replaced by []); stream when its value is shorter than true.
-// Every other member is copied as it is or shrinks.
-func (f *frame) inPlace() bool {
-	if f.prevID != nil || f.input != nil && f.input[0] != '[' {
-		return false
+// grows reports whether expanding the frame (it does not chain) writes
+// more bytes than it has read at some point: a string input is wrapped
+// into a message (45 bytes more), a scalar one becomes [], and a stream
+// value shorter than true becomes true. Together they add at most
+// maxGrowth bytes before the last member is read; every other member is
+// copied as it is or shrinks. (A member named twice is refused before.)
+func (f *frame) grows() bool {
+	return f.input != nil && f.input[0] != '[' || f.stream != nil && len(f.stream) < len("true")
+}
+
+// maxGrowth bounds how far the expansion of a frame that does not chain
+// may write ahead of what it has read (see grows).
+const maxGrowth = len(`[{"type":"message","role":"user","content":}]`) + len("true")
+
+// expandInPlace expands frame b, a view into buf[:cap(buf)] that leaves
+// at least slack bytes after it, into the body within buf, and returns
+// the body. A frame that grows is first moved slack bytes to the right,
+// so that writing never overtakes reading; what the expansion appends
+// after the last member fits in the slack (or append moves the body,
+// which is still correct).
+func (e *expansion) expandInPlace(buf, b []byte, grows bool) []byte {
+	if grows {
+		moved := buf[slack : slack+len(b)]
+		copy(moved, b)
+		b = moved
 	}
-	return f.stream == nil || len(f.stream) >= len("true")
+	return e.appendBody(buf[:0], b, nil, nil)
 }
 
 // appendItems appends the elements of a raw JSON array without its

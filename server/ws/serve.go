@@ -64,8 +64,8 @@ func (c *conn) handle(b []byte, binary bool) {
 		return
 	}
 	chained := f.prevID != nil
-	if !chained && !c.frag && f.inPlace() {
-		c.expandInPlace(b)
+	if !chained && !c.frag {
+		c.expandInPlace(b, f.grows())
 	} else {
 		in, out := prev.items()
 		c.body = pool.Get(len(in) + len(out) + len(b) + 64)
@@ -89,16 +89,12 @@ func (c *conn) handle(b []byte, binary bool) {
 // most often the whole conversation, and the largest frames are those, so
 // they do not take twice their size while they are served. A fragmented
 // message is copied instead: its buffer grew by doubling, and the body
-// may become the transcript the connection keeps. Its
-// reservation in the bytes in flight is given back: the handler counts
-// the body when it admits it. f.inPlace must hold: then every member the
-// expansion writes is at most as long as the one it reads, so writing
-// never overtakes reading; what it appends at the end fits in the
-// buffer's slack (or, past it, append moves the body, which is still
-// correct).
-func (c *conn) expandInPlace(b []byte) {
+// may become the transcript the connection keeps. Its reservation in
+// the bytes in flight is given back: the handler counts the body when it
+// admits it. c.in has slack bytes of room past the payload (room).
+func (c *conn) expandInPlace(b []byte, grows bool) {
 	c.body, c.in = c.in, nil
-	c.body.B = c.exp.appendBody(c.body.B[:0], b, nil, nil)
+	c.body.B = c.exp.expandInPlace(c.body.B[:cap(c.body.B)], b, grows)
 	c.leave()
 }
 
