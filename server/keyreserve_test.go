@@ -296,7 +296,7 @@ func TestClientGoneStreamIsCharged(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := `{"model":"m1","stream":true,"max_tokens":1000,"messages":[{"role":"user","content":"hi"}]}`
-	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-client\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sk-client\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	br := bufio.NewReader(conn)
 	for n := 0; n < 3; {
 		line, err := br.ReadString('\n')

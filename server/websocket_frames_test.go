@@ -123,7 +123,7 @@ func TestWSFrameSentWithTheUpgrade(t *testing.T) {
 	}
 	defer c.Close()
 	frame := []byte(frameJSON("["+userHi+"]", ""))
-	req := []byte("GET /v1/responses HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	req := []byte("GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	req = append(req, 0x81, 0x80|126, byte(len(frame)>>8), byte(len(frame)), 0, 0, 0, 0)
 	if _, err := c.Write(append(req, frame...)); err != nil {
 		t.Fatal(err)

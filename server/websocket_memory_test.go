@@ -146,7 +146,7 @@ func wsMemSocket(base string) string {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(120 * time.Second))
-	fmt.Fprintf(c, "GET /v1/responses HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	fmt.Fprintf(c, "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	br := bufio.NewReader(c)
 	for first := true; ; first = false {
 		line, err := br.ReadString('\n')
