@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -55,6 +56,18 @@ func newFrontDoor(cfg *config.Config) frontDoor {
 		f.origins = append(f.origins, strings.TrimSuffix(o, "/"))
 	}
 	return f
+}
+
+// noteHostNames logs, for a listener other hosts can reach and no
+// allowed_hosts, that a request naming it by a host name is refused: a
+// deployment behind a load balancer learns it at start, not from its
+// clients' 403s.
+func (s *Server) noteHostNames(ln net.Listener) {
+	f := &s.current.Load().front
+	if f.anyHost || len(f.hosts)+len(f.subdomains) > 0 || config.IsLoopback(ln.Addr().String()) {
+		return
+	}
+	s.log.Printf("note: requests to %s that name it by a host name (not an IP address or localhost) get 403 unless allowed_hosts lists the name", ln.Addr())
 }
 
 // hostAllowed reports whether a Host header value passes (see frontDoor).

@@ -208,3 +208,20 @@ func TestJSONContentType(t *testing.T) {
 	f("application/x-www-form-urlencoded", false)
 	f("", false)
 }
+
+// TestHostNamesNote: a listener other hosts can reach logs, at start, that
+// requests naming it by a host name need allowed_hosts; a loopback one, or
+// one whose names are listed, does not.
+func TestHostNamesNote(t *testing.T) {
+	f := func(addr, extra string, want bool) {
+		t.Helper()
+		logs := startupLog(t, addr, extra)
+		if got := strings.Contains(logs, "allowed_hosts"); got != want {
+			t.Fatalf("%s %q: noted %v, want %v; log:\n%s", addr, extra, got, want, logs)
+		}
+	}
+	f("0.0.0.0:0", "", true)
+	f("127.0.0.1:0", "", false)
+	f("0.0.0.0:0", "allowed_hosts: [slipstream.internal]\n", false)
+	f("0.0.0.0:0", "allowed_hosts: [\"*\"]\n", false)
+}

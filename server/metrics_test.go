@@ -207,30 +207,38 @@ func checkExposition(s string) []string {
 func TestOpenMetricsWarning(t *testing.T) {
 	f := func(addr, extra string, want bool) {
 		t.Helper()
-		cfg := parseConfig(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"+extra, "")
-		var logs syncBuffer
-		s, err := New(cfg, Options{Log: &logs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { _ = s.Serve(ln); close(done) }()
-		for deadline := time.Now().Add(5 * time.Second); !s.ready.Load() && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.Shutdown(ctx)
-		<-done
-		if got := strings.Contains(logs.String(), "/metrics is open"); got != want {
-			t.Fatalf("%s %q: warned %v, want %v; log:\n%s", addr, extra, got, want, logs.String())
+		logs := startupLog(t, addr, extra)
+		if got := strings.Contains(logs, "/metrics is open"); got != want {
+			t.Fatalf("%s %q: warned %v, want %v; log:\n%s", addr, extra, got, want, logs)
 		}
 	}
 	f("0.0.0.0:0", "", true)
 	f("127.0.0.1:0", "", false)
 	f("0.0.0.0:0", "metrics: {token: scrape-secret}\n", false)
+}
+
+// startupLog serves a mock config with extra on a listener at addr until
+// it is ready, shuts it down, and returns what it logged.
+func startupLog(t *testing.T, addr, extra string) string {
+	t.Helper()
+	cfg := parseConfig(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"+extra, "")
+	var logs syncBuffer
+	s, err := New(cfg, Options{Log: &logs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ln); close(done) }()
+	for deadline := time.Now().Add(5 * time.Second); !s.ready.Load() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.Shutdown(ctx)
+	<-done
+	return logs.String()
 }

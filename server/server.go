@@ -233,6 +233,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	go s.reclaim(stop)
 	go s.current.Load().runLists()
 	s.warnOpenMetrics(ln)
+	s.noteHostNames(ln)
 	s.ready.Store(true)
 	err := s.srv.Serve(ln)
 	s.ready.Store(false)
