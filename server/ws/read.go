@@ -365,11 +365,14 @@ func (c *conn) readFailed(err error) {
 
 // tooBig answers a message over MaxFrame, whose frame h crossed it, with
 // close 1009 (Codex's signal to fall back to HTTP), then reads and drops
-// the rest of that frame (for a short while), so that closing the socket
-// does not reset it before the client has read the close frame. The
-// message read so far is released when the connection ends.
+// what the client still sends -- the rest of frame h and any fragments of
+// the message after it -- until the client closes, for at most 2 s and
+// 2 x MaxFrame bytes, so that closing the socket does not reset it before
+// the client, which may still be writing its message, has read the close
+// frame. Nothing read is kept; the message read so far is released when
+// the connection ends.
 func (c *conn) tooBig(h frameHeader) {
 	c.closeWith(websocket.CloseMessageTooBig, "message exceeds limits.max_body_bytes")
 	_ = c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
-	_, _ = io.CopyN(io.Discard, c.nc, h.n)
+	_, _ = io.CopyN(io.Discard, c.nc, max(h.n, 2*c.t.cfg().MaxFrame))
 }
