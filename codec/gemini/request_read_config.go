@@ -235,7 +235,7 @@ func partScratch(p gjson.Result) int {
 		return 0
 	}
 	resp := member(pf.resp, "response", "response")
-	if _, _, simple := simpleResponse(resp); !simple {
+	if inner, _ := unwrapResponse(resp); codec.StrContent(inner) == nil {
 		return maxIDLen + 2*len(resp)
 	}
 	return maxIDLen
