@@ -49,8 +49,27 @@ func TestAppendSchemaClosed(t *testing.T) {
 	f(`{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}`, SchemaClosed,
 		`{"anyOf":[{"type":"object","properties":{},"additionalProperties":false},{"type":"null"}]}`)
 	f(`{"type":"OBJECT","properties":{"n":{"type":"INTEGER","minimum":1,"maximum":9},"s":{"type":"ARRAY","minItems":3,"items":{"type":"STRING","maxLength":5}}}}`,
-		SchemaStandard|SchemaClosed|SchemaNoBounds,
+		SchemaStandard|SchemaAnthropic,
 		`{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}`)
+}
+
+func TestAppendSchemaAnthropic(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := AppendSchema(nil, []byte(in), SchemaAnthropic); string(got) != want {
+			t.Errorf("AppendSchema(%s)\n got %s\nwant %s", in, got, want)
+		}
+	}
+	// Type lists become anyOf; additionalProperties other than false closes.
+	f(`{"type":"object","properties":{"a":{"type":["string","null"],"description":"d"}},"additionalProperties":true}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"d"}},"additionalProperties":false}`)
+	f(`{"type":"object","additionalProperties":{"type":"string"}}`, `{"type":"object","additionalProperties":false}`)
+	// Formats outside Anthropic's list and bounds go; minItems 1 stays.
+	f(`{"type":"array","minItems":1,"maxItems":3,"items":{"type":"string","format":"regex","pattern":"^a"}}`,
+		`{"type":"array","minItems":1,"items":{"type":"string","pattern":"^a"}}`)
+	f(`{"type":"string","format":"date-time"}`, `{"type":"string","format":"date-time"}`)
+	// A type list beside an anyOf stays a list.
+	f(`{"type":["object","null"],"anyOf":[{"required":["a"]}]}`, `{"type":["object","null"],"anyOf":[{"required":["a"]}]}`)
 }
 
 func TestSchemaStrictable(t *testing.T) {

@@ -189,7 +189,7 @@ func checkStrictSchema(t *testing.T, up codec.Dialect, v gjson.Result) {
 }
 
 // checkNoBounds checks that no numeric or length bound Anthropic refuses
-// is left.
+// is left, and no type list.
 func checkNoBounds(t *testing.T, v gjson.Result) {
 	t.Helper()
 	v.ForEach(func(k, c gjson.Result) bool {
@@ -199,6 +199,10 @@ func checkNoBounds(t *testing.T, v gjson.Result) {
 		case "minItems":
 			if c.Int() > 1 {
 				t.Errorf("minItems %d left for Anthropic", c.Int())
+			}
+		case "type":
+			if c.IsArray() {
+				t.Errorf("type list %s left for Anthropic (it documents anyOf)", c.Raw)
 			}
 		}
 		if c.IsObject() || c.IsArray() {
