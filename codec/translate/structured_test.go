@@ -344,3 +344,56 @@ func flat(v gjson.Result, b *strings.Builder) {
 		return true
 	})
 }
+
+// TestStructuredOutputStreamAnswer is TestStructuredOutputAnswer for
+// streams: the JSON answer, in deltas, reaches every client as its text
+// deltas.
+func TestStructuredOutputStreamAnswer(t *testing.T) {
+	for name, client := range structuredFixtures(t) {
+		for _, up := range allDialects {
+			if up == client {
+				continue
+			}
+			t.Run(name+"/"+fileNames[up], func(t *testing.T) {
+				r, _ := decodeStructured(t, name, client)
+				stream := readFile(t, "structured/stream."+fileNames[up]+".sse")
+				out := translateStream(t, pair{client, up}, r, readEvents(t, stream))
+				if err := CheckStream(client, out); err != nil {
+					t.Errorf("translated stream fails the %s grammar: %s", client, err)
+				}
+				if got := clientStreamText(t, client, out); got != structuredAnswer {
+					t.Errorf("client text = %q, want %q\n%s", got, structuredAnswer, out)
+				}
+			})
+		}
+	}
+}
+
+// clientStreamText joins the text deltas of a client-dialect stream.
+func clientStreamText(t *testing.T, d codec.Dialect, stream []byte) string {
+	t.Helper()
+	var b strings.Builder
+	for _, ev := range readEvents(t, stream) {
+		v := gjson.ParseBytes(ev.data)
+		switch d {
+		case codec.DialectAnthropic:
+			if v.Get("delta.type").Str == "text_delta" {
+				b.WriteString(v.Get("delta.text").Str)
+			}
+		case codec.DialectChat:
+			b.WriteString(v.Get("choices.0.delta.content").Str)
+		case codec.DialectResponses:
+			if v.Get("type").Str == "response.output_text.delta" {
+				b.WriteString(v.Get("delta").Str)
+			}
+		case codec.DialectGemini:
+			v.Get("candidates.0.content.parts").ForEach(func(_, p gjson.Result) bool {
+				if !p.Get("thought").Bool() {
+					b.WriteString(p.Get("text").Str)
+				}
+				return true
+			})
+		}
+	}
+	return b.String()
+}
