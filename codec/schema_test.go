@@ -1,6 +1,10 @@
 package codec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
 
 func TestAppendSchemaStandard(t *testing.T) {
 	f := func(in, want string) {
@@ -99,4 +103,29 @@ func TestSchemaNeedsStandard(t *testing.T) {
 	f(`{"type":"OBJECT"}`, true)
 	f(`{"type":"object","properties":{"a":{"type":"string","nullable":true}}}`, true)
 	f(`{"type":"object","propertyOrdering":["a"]}`, true)
+}
+
+// FuzzAppendSchema: any valid JSON gives valid JSON under every option,
+// and SchemaStandard alone never grows it (the Gemini reader reserves
+// len(schema) bytes of Scratch for the copy).
+func FuzzAppendSchema(f *testing.F) {
+	f.Add([]byte(`{"type":"OBJECT","properties":{"a":{"type":"STRING","nullable":true,"enum":["x"]}},"propertyOrdering":["a"]}`))
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":["string","null"],"minLength":2}},"additionalProperties":true}`))
+	f.Add([]byte(`{"anyOf":[{"type":"ARRAY","items":{"type":"INTEGER","format":"int64"}}],"$defs":{"d":{"type":"OBJECT"}}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !gjson.ValidBytes(in) {
+			return
+		}
+		for _, o := range []SchemaOpts{SchemaStandard, SchemaClosed, SchemaAnthropic, SchemaStandard | SchemaClosed | SchemaAnthropic} {
+			out := AppendSchema(nil, in, o)
+			if !gjson.ValidBytes(out) {
+				t.Fatalf("AppendSchema(%s, %d) = %s: not JSON", in, o, out)
+			}
+			if o == SchemaStandard && len(out) > len(in) {
+				t.Fatalf("AppendSchema(%s, SchemaStandard) grew to %s", in, out)
+			}
+		}
+		_ = SchemaStrictable(in)
+		_ = SchemaNeedsStandard(in)
+	})
 }
