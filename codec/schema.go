@@ -145,7 +145,7 @@ func appendSchemaMember(dst, k, v []byte, o SchemaOpts, s *schemaShape) []byte {
 	std := o&SchemaStandard != 0
 	switch string(k) {
 	case "type":
-		if o&SchemaAnthropic != 0 && s.anyOfType {
+		if o&SchemaAnthropic != 0 && !s.anyOf && (s.anyOfType || std && s.nullable && StrContent(v) != nil) {
 			return appendTypeAnyOf(dst, v, std && s.nullable)
 		}
 		if std {
@@ -203,15 +203,20 @@ func appendSchemaType(dst, v []byte, nullable bool) []byte {
 	return append(dst, ']')
 }
 
-// appendTypeAnyOf writes the type list v as "anyOf" of one-type schemas
-// in place of the "type" member whose key the caller already wrote: it
-// rewinds over that key. null joins when nullable.
+// appendTypeAnyOf writes the type v (a list, or one name made nullable)
+// as "anyOf" of one-type schemas in place of the "type" member whose key
+// the caller already wrote: it rewinds over that key. null joins when
+// nullable.
 func appendTypeAnyOf(dst, v []byte, nullable bool) []byte {
 	dst = dst[:len(dst)-len(`"type":`)]
 	dst = append(dst, `"anyOf":[`...)
 	first, hasNull := true, false
 	a := ArrayElems(v)
-	for e, ok := a.Next(); ok; e, ok = a.Next() {
+	e, ok := a.Next()
+	if StrContent(v) != nil { // one name, not a list
+		e, ok = v, true
+	}
+	for ; ok; e, ok = a.Next() {
 		t := StrContent(e)
 		if t == nil {
 			continue

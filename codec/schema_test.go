@@ -72,6 +72,16 @@ func TestAppendSchemaAnthropic(t *testing.T) {
 	f(`{"type":"array","minItems":1,"maxItems":3,"items":{"type":"string","format":"regex","pattern":"^a"}}`,
 		`{"type":"array","minItems":1,"items":{"type":"string","pattern":"^a"}}`)
 	f(`{"type":"string","format":"date-time"}`, `{"type":"string","format":"date-time"}`)
+	// Gemini's nullable, rewritten in the same pass, becomes anyOf too.
+	f2 := func(in, want string) {
+		t.Helper()
+		if got := AppendSchema(nil, []byte(in), SchemaStandard|SchemaAnthropic); string(got) != want {
+			t.Errorf("AppendSchema(%s)\n got %s\nwant %s", in, got, want)
+		}
+	}
+	f2(`{"type":"STRING","nullable":true,"enum":["a"]}`, `{"anyOf":[{"type":"string"},{"type":"null"}],"enum":["a",null]}`)
+	f2(`{"type":["STRING","NULL"]}`, `{"anyOf":[{"type":"string"},{"type":"null"}]}`)
+	f2(`{"type":"STRING"}`, `{"type":"string"}`)
 	// A type list beside an anyOf stays a list.
 	f(`{"type":["object","null"],"anyOf":[{"required":["a"]}]}`, `{"type":["object","null"],"anyOf":[{"required":["a"]}]}`)
 }

@@ -4,7 +4,8 @@ import "slipstream/codec"
 
 // appendFormatSchema appends the "schema" and "strict" members of a
 // json_schema format (Chat response_format.json_schema, Responses
-// text.format). A strict format is sent strict only when its schema meets
+// text.format). The schema is written as standard JSON Schema
+// (codec.SchemaStandard), whatever form the client used. A strict format is sent strict only when its schema meets
 // OpenAI's strict rules once every object is closed
 // (codec.SchemaStrictable); it is then sent closed, with
 // additionalProperties: false on every object. A strict format whose
@@ -15,10 +16,10 @@ func appendFormatSchema(dst []byte, f *codec.Format, fallback string) []byte {
 	switch {
 	case strict:
 		dst = append(dst, `,"schema":`...)
-		dst = codec.AppendSchema(dst, f.Schema, codec.SchemaClosed)
+		dst = codec.AppendSchema(dst, f.Schema, codec.SchemaStandard|codec.SchemaClosed)
 	case len(f.Schema) > 0:
 		dst = append(dst, `,"schema":`...)
-		dst = append(dst, f.Schema...)
+		dst = codec.AppendSchema(dst, f.Schema, codec.SchemaStandard)
 	case fallback != "":
 		dst = append(dst, `,"schema":`...)
 		dst = append(dst, fallback...)
