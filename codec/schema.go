@@ -29,9 +29,8 @@ const (
 	SchemaAnthropic
 )
 
-// AppendSchema appends the JSON Schema schema to dst, rewritten as o says,
-// without insignificant whitespace between members. Leaf values are copied
-// as they are. With SchemaStandard alone the output is never longer than
+// AppendSchema appends the JSON Schema schema to dst, rewritten as o says
+// and compacted (no insignificant whitespace). With SchemaStandard alone the output is never longer than
 // schema, so a caller may reserve len(schema) bytes for it. schema must be
 // valid JSON; anything but an object or array is copied unchanged.
 func AppendSchema(dst, schema []byte, o SchemaOpts) []byte {
@@ -41,7 +40,7 @@ func AppendSchema(dst, schema []byte, o SchemaOpts) []byte {
 	case len(schema) > 0 && schema[0] == '[':
 		return appendSchemaList(dst, schema, o)
 	}
-	return append(dst, schema...)
+	return Compact(dst, schema)
 }
 
 // schemaShape is what appendSchemaObject learns about an object schema
@@ -153,7 +152,7 @@ func appendSchemaMember(dst, k, v []byte, o SchemaOpts, s *schemaShape) []byte {
 		}
 	case "enum":
 		if std && s.nullable && len(v) > 0 && v[0] == '[' && !hasNull(v) {
-			dst = append(dst, bytes.TrimRight(v[:len(v)-1], " \t\r\n")...)
+			dst = Compact(dst, v[:len(v)-1])
 			if hasElems(v) {
 				dst = append(dst, ',')
 			}
@@ -169,7 +168,7 @@ func appendSchemaMember(dst, k, v []byte, o SchemaOpts, s *schemaShape) []byte {
 	case "items", "not", "prefixItems", "anyOf", "oneOf", "allOf", "if", "then", "else", "contains":
 		return AppendSchema(dst, v, o)
 	}
-	return append(dst, v...)
+	return Compact(dst, v)
 }
 
 // appendSchemaType appends a type value lowercased; a nullable single type
@@ -184,7 +183,7 @@ func appendSchemaType(dst, v []byte, nullable bool) []byte {
 		return appendLowerString(dst, t)
 	}
 	if len(v) == 0 || v[0] != '[' {
-		return append(dst, v...)
+		return Compact(dst, v)
 	}
 	dst = append(dst, '[')
 	a := ArrayElems(v)
@@ -197,7 +196,7 @@ func appendSchemaType(dst, v []byte, nullable bool) []byte {
 		if t := StrContent(e); t != nil {
 			dst = appendLowerString(dst, t)
 		} else {
-			dst = append(dst, e...)
+			dst = Compact(dst, e)
 		}
 	}
 	return append(dst, ']')
@@ -253,7 +252,7 @@ func appendLowerString(dst, t []byte) []byte {
 // appendSchemaMap appends an object whose member values are schemas.
 func appendSchemaMap(dst, v []byte, o SchemaOpts) []byte {
 	if !IsObject(v) {
-		return append(dst, v...)
+		return Compact(dst, v)
 	}
 	dst = append(dst, '{')
 	first := true

@@ -31,6 +31,8 @@ func TestAppendSchemaStandard(t *testing.T) {
 	// anyOf, $defs and a standard format kept.
 	f(`{"anyOf":[{"type":"NUMBER"},{"type":"STRING","format":"date-time"}],"$defs":{"x":{"type":"OBJECT"}}}`,
 		`{"anyOf":[{"type":"number"},{"type":"string","format":"date-time"}],"$defs":{"x":{"type":"object"}}}`)
+	// Pretty-printed input comes out compact, leaves included.
+	f("{\n  \"type\": \"STRING\",\n  \"nullable\": true,\n  \"enum\": [\n    \"a\",\n    \"b\"\n  ]\n}", `{"type":["string","null"],"enum":["a","b",null]}`)
 	// nullable: false just goes; type arrays lowercased.
 	f(`{"type":["STRING","NULL"],"nullable":false}`, `{"type":["string","null"]}`)
 	// A property named "type" is a property, not a type.
