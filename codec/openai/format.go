@@ -32,3 +32,31 @@ func appendFormatSchema(dst []byte, f *codec.Format, fallback string) []byte {
 	}
 	return dst
 }
+
+// jsonModeAllowed reports whether r may go out with a json_object format:
+// OpenAI refuses one unless the word "json" (any case) appears in the
+// messages, so a request whose system and message text never says it is
+// sent without the format rather than be refused.
+func jsonModeAllowed(r *codec.Request) bool {
+	for _, s := range r.System {
+		if mentionsJSON(s) {
+			return true
+		}
+	}
+	for i := range r.Parts {
+		if p := &r.Parts[i]; p.Kind == codec.PartText && mentionsJSON(p.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsJSON reports whether b holds "json" in any case.
+func mentionsJSON(b []byte) bool {
+	for i := 0; i+4 <= len(b); i++ {
+		if b[i]|0x20 == 'j' && b[i+1]|0x20 == 's' && b[i+2]|0x20 == 'o' && b[i+3]|0x20 == 'n' {
+			return true
+		}
+	}
+	return false
+}

@@ -397,3 +397,29 @@ func clientStreamText(t *testing.T, d codec.Dialect, stream []byte) string {
 	}
 	return b.String()
 }
+
+// TestJSONObjectNeedsTheWord: OpenAI refuses json_object unless "json"
+// appears in the messages, so a JSON mode request whose text never says
+// it goes to Chat and Responses without the format rather than be refused.
+func TestJSONObjectNeedsTheWord(t *testing.T) {
+	f := func(prompt string, want bool) {
+		t.Helper()
+		body := `{"contents":[{"role":"user","parts":[{"text":` + prompt + `}]}],"generationConfig":{"responseMimeType":"application/json"}}`
+		r := new(codec.Request)
+		if err := DecodeRequest(codec.DialectGemini, r, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		for up, path := range map[codec.Dialect]string{codec.DialectChat: "response_format.type", codec.DialectResponses: "text.format.type"} {
+			out, err := AppendRequest(up, nil, r, upstreamModels[up])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.GetBytes(out, path).Str == "json_object"; got != want {
+				t.Errorf("%s to %s: json_object sent = %v, want %v\n%s", prompt, up, got, want, out)
+			}
+		}
+	}
+	f(`"Name three primary colours as a JSON object."`, true)
+	f(`"Answer in json, please."`, true)
+	f(`"Name three primary colours."`, false)
+}
