@@ -184,10 +184,13 @@ const (
 // Gemini responseMimeType with responseJsonSchema or responseSchema.
 //
 // Whatever the dialect, the answer to a JSON format is plain JSON text in
-// the assistant message. Readers guarantee that Schema is standard JSON
-// Schema: Gemini's OpenAPI form is rewritten by AppendSchema with
-// SchemaStandard (lower-case type names, nullable folded into the type,
-// Gemini-only keys dropped). Writers fit it to their provider's rules.
+// the assistant message. Schema is JSON Schema as the client sent it,
+// except that the Gemini reader rewrites Gemini's OpenAPI form with
+// AppendSchema and SchemaStandard (lower-case type names, nullable folded
+// into the type, Gemini-only keys dropped). Writers apply SchemaStandard
+// again (a client of another dialect may send that form too) and fit the
+// schema to their provider's rules; other readers of Schema should do the
+// same or treat type names case-insensitively.
 type Format struct {
 	Kind FormatKind
 	// Name is the schema name (escaped content), or nil when the client
