@@ -1,7 +1,8 @@
 // Package mock is the built-in provider that answers every dialect locally
 // and deterministically: a fixed text reply, split into paced stream
-// deltas, or a tool call when the request offers tools and its last user
-// text says "call <tool_name>". It produces dialect-neutral Events; the
+// deltas, JSON text when the request asks for JSON output, or a tool call
+// when the request offers tools and its last user text says
+// "call <tool_name>". It produces dialect-neutral Events; the
 // client dialect's encoder (the same one translated responses use) writes
 // them, so the mock exercises the real output path.
 package mock
@@ -60,8 +61,10 @@ func (a *Answer) Reset() {
 // answer is a call of that tool with arguments that satisfy its schema
 // (AppendArgs). When the last user message carries tool results, the
 // answer is text quoting the first result, so a client's tool round trip
-// ends and shows what the tool printed. Otherwise it is the configured
-// reply, streamed as exactly `chunks` non-empty text deltas.
+// ends and shows what the tool printed. When r asks for JSON output, the
+// answer is JSON text instead (appendJSON). Otherwise it is the
+// configured reply. Text is streamed as exactly `chunks` non-empty text
+// deltas (fewer only when it has fewer characters).
 func (m *Mock) Build(a *Answer, r *codec.Request, inputTokens int64) {
 	a.Reset()
 	n := m.seq.Add(1)
@@ -95,7 +98,11 @@ func (m *Mock) Build(a *Answer, r *codec.Request, inputTokens int64) {
 		stop = codec.StopToolUse
 	} else {
 		text := m.reply
-		if res := toolResultText(r, last); res != nil {
+		if wantsJSON(r) {
+			a.argBuf = m.appendJSON(a.argBuf, &r.Format)
+			a.escBuf = codec.AppendEscaped(a.escBuf, a.argBuf)
+			text = a.escBuf
+		} else if res := toolResultText(r, last); res != nil {
 			a.escBuf = append(a.escBuf, "The tool returned: "...)
 			a.escBuf = bytes.TrimRight(appendPlain(a.escBuf, res, maxQuoted), " ")
 			text = a.escBuf
