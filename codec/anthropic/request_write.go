@@ -151,7 +151,10 @@ func appendThinking(dst []byte, t *thinkingPlan) []byte {
 }
 
 // appendOutputConfig writes the effort of adaptive thinking and a JSON
-// schema output format. json_object has no Anthropic form and is dropped.
+// schema output format, every object closed (additionalProperties: false)
+// and numeric and length bounds dropped, as Anthropic requires; it
+// enforces the schema, so a non-strict client format becomes strict.
+// json_object has no Anthropic form and is dropped.
 func appendOutputConfig(dst []byte, r *codec.Request, t *thinkingPlan) []byte {
 	effort := t.mode == thinkingAdaptive && r.Reasoning.Effort != codec.EffortUnset
 	format := r.Format.Kind == codec.FormatJSONSchema && len(r.Format.Schema) > 0
@@ -169,7 +172,7 @@ func appendOutputConfig(dst []byte, r *codec.Request, t *thinkingPlan) []byte {
 	}
 	if format {
 		dst = append(dst, `"format":{"type":"json_schema","schema":`...)
-		dst = append(dst, r.Format.Schema...)
+		dst = codec.AppendSchema(dst, r.Format.Schema, codec.SchemaClosed|codec.SchemaNoBounds)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

@@ -232,9 +232,7 @@ func (rr *reqReader) part(role codec.Role, i, j int, p gjson.Result) error {
 	case pf.inline != nil:
 		rr.addPart(role, inlineImage(pf.inline))
 	case pf.file != nil:
-		rr.addPart(role, codec.Part{Kind: codec.PartImage,
-			MediaType: codec.StrContent(member(pf.file, "mimeType", "mime_type")),
-			URL:       codec.StrContent(member(pf.file, "fileUri", "file_uri"))})
+		rr.addPart(role, fileImage(pf.file))
 	case pf.call != nil:
 		rr.toolCall(role, pf.call)
 	case pf.resp != nil:
@@ -248,6 +246,13 @@ func (rr *reqReader) part(role codec.Role, i, j int, p gjson.Result) error {
 }
 
 // inlineImage reads an inlineData blob.
+// fileImage reads a fileData object as an image part by URL.
+func fileImage(raw []byte) codec.Part {
+	return codec.Part{Kind: codec.PartImage,
+		MediaType: codec.StrContent(member(raw, "mimeType", "mime_type")),
+		URL:       codec.StrContent(member(raw, "fileUri", "file_uri"))}
+}
+
 func inlineImage(raw []byte) codec.Part {
 	return codec.Part{Kind: codec.PartImage,
 		MediaType: codec.StrContent(member(raw, "mimeType", "mime_type")),
@@ -321,10 +326,11 @@ func (rr *reqReader) toolResult(role codec.Role, fr []byte) {
 	if len(p.ID) == 0 {
 		p.ID = rr.matchCall(p.Name)
 	}
-	text, isErr, simple := simpleResponse(resp)
+	inner, isErr := unwrapResponse(resp)
 	p.IsError = isErr
-	if !simple && len(resp) > 0 && string(resp) != "null" {
-		text = rr.escapedCompact(resp)
+	text := codec.StrContent(inner)
+	if text == nil && len(inner) > 0 && string(inner) != "null" {
+		text = rr.escapedCompact(inner)
 	}
 	at := rr.addPart(role, p)
 	n := 0
@@ -337,34 +343,44 @@ func (rr *reqReader) toolResult(role codec.Role, fr []byte) {
 		if d := member(c, "inlineData", "inline_data"); d != nil {
 			rr.addPart(role, inlineImage(d))
 			n++
+		} else if d := member(c, "fileData", "file_data"); d != nil {
+			rr.addPart(role, fileImage(d))
+			n++
 		}
 	}
 	rr.r.Parts[at].Children = n
 }
 
-// simpleResponse recognises a response that is one string: a bare string, or
-// an object whose only member output, result or error is a string. isErr
-// reports an error member (in any response object).
-func simpleResponse(resp []byte) (text []byte, isErr, simple bool) {
-	if s := codec.StrContent(resp); s != nil {
-		return s, false, true
-	}
-	count := 0
+// unwrapResponse returns what a functionResponse.response holds for the
+// model to read. Clients wrap a tool's output in an object: Gemini CLI and
+// pi as {output} or {error}, @google/genai users often {result}, and
+// @ai-sdk/google (OpenCode) as {name, content}. When the object holds one
+// of output, result, error or content (and at most a string name beside
+// it), that member's value is returned if it is a string, and for content
+// (which carries a JSON tool output as is) whatever it is; otherwise resp
+// itself. isErr reports an error member.
+func unwrapResponse(resp []byte) (inner []byte, isErr bool) {
+	var key, val []byte
+	n := 0 // members other than a string name
 	m := codec.ObjectMembers(resp)
 	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
-		count++
 		switch string(k) {
+		case "name":
+			if codec.StrContent(v) != nil {
+				continue
+			}
 		case "error":
 			isErr = true
-			text = codec.StrContent(v)
-		case "output", "result":
-			text = codec.StrContent(v)
+			key, val = k, v
+		case "output", "result", "content":
+			key, val = k, v
 		}
+		n++
 	}
-	if count != 1 || text == nil {
-		return nil, isErr, false
+	if n != 1 || key == nil || (codec.StrContent(val) == nil && string(key) != "content") {
+		return resp, isErr
 	}
-	return text, isErr, true
+	return val, isErr
 }
 
 // escapedCompact appends raw, compacted and escaped as string content, to

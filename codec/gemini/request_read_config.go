@@ -39,62 +39,26 @@ func (rr *reqReader) declaration(d gjson.Result) {
 	}
 	switch {
 	case codec.IsObject(jsonSchema):
-		t.Schema = jsonSchema
+		t.Schema = rr.standardSchema(jsonSchema)
 	case codec.IsObject(params):
-		t.Schema = rr.lowerTypes(params)
+		t.Schema = rr.standardSchema(params)
 	}
 	rr.r.Tools = append(rr.r.Tools, t)
 }
 
-// lowerTypes returns schema, or a copy in r.Scratch with OpenAPI type names
-// lowercased when it has any in upper case.
-func (rr *reqReader) lowerTypes(schema []byte) []byte {
-	if !lowerTypeNames(schema, false) {
+// standardSchema returns schema, or a copy in r.Scratch rewritten as
+// standard JSON Schema (codec.SchemaStandard: lower-case type names,
+// nullable folded into the type, Gemini-only keys dropped) when it may
+// need that. The copy is never longer than schema (see scratchNeed).
+func (rr *reqReader) standardSchema(schema []byte) []byte {
+	if !codec.SchemaNeedsStandard(schema) {
 		return schema
 	}
 	s := rr.r.Scratch
 	start := len(s)
-	s = append(s, schema...)
-	lowerTypeNames(s[start:], true)
+	s = codec.AppendSchema(s, schema, codec.SchemaStandard)
 	rr.r.Scratch = s
 	return s[start:len(s):len(s)]
-}
-
-// lowerTypeNames finds string values of "type" members in JSON b that hold
-// upper-case letters and, when write is set, lowercases them in place. It
-// reports whether it found any.
-func lowerTypeNames(b []byte, write bool) bool {
-	found := false
-	for i := 0; i < len(b); i++ {
-		if b[i] != '"' {
-			continue
-		}
-		j := codec.StringEnd(b, i)
-		if string(b[i+1:j]) == "type" {
-			if k := codec.SkipWS(b, j+1); k < len(b) && b[k] == ':' {
-				if k = codec.SkipWS(b, k+1); k < len(b) && b[k] == '"' {
-					e := codec.StringEnd(b, k)
-					found = lowerASCII(b[k+1:e], write) || found
-					j = e
-				}
-			}
-		}
-		i = j
-	}
-	return found
-}
-
-func lowerASCII(b []byte, write bool) bool {
-	found := false
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			found = true
-			if write {
-				b[i] = c + 'a' - 'A'
-			}
-		}
-	}
-	return found
 }
 
 // readToolConfig maps toolConfig.functionCallingConfig (docs/TRANSLATION.md, tool_choice).
@@ -162,14 +126,18 @@ func number(v gjson.Result) []byte {
 	return codec.Raw(v)
 }
 
-// format maps responseMimeType and a response schema to r.Format.
+// format maps responseMimeType and a response schema to r.Format. Either
+// schema form becomes standard JSON Schema (Gemini CLI writes upper-case
+// type names even in responseJsonSchema). Gemini always holds the answer
+// to the schema, so the format is strict.
 func (rr *reqReader) format(mime, schema, openAPISchema gjson.Result) {
 	f := &rr.r.Format
+	if !schema.IsObject() {
+		schema = openAPISchema
+	}
 	switch {
 	case schema.IsObject():
-		*f = codec.Format{Kind: codec.FormatJSONSchema, Name: formatName, Schema: codec.Raw(schema)}
-	case openAPISchema.IsObject():
-		*f = codec.Format{Kind: codec.FormatJSONSchema, Name: formatName, Schema: rr.lowerTypes(codec.Raw(openAPISchema))}
+		*f = codec.Format{Kind: codec.FormatJSONSchema, Name: formatName, Schema: rr.standardSchema(codec.Raw(schema)), Strict: true}
 	case mime.Str == "application/json":
 		f.Kind = codec.FormatJSONObject
 	case mime.Str == "text/plain":
@@ -226,7 +194,8 @@ func effortForLevel(s string) codec.Effort {
 // produce bytes for (minted ids, compacted responses, lowercased schemas).
 func needsScratch(body []byte) bool {
 	return bytes.Contains(body, []byte("unction")) || bytes.Contains(body, []byte("esponseSchema")) ||
-		bytes.Contains(body, []byte("esponse_schema"))
+		bytes.Contains(body, []byte("esponse_schema")) || bytes.Contains(body, []byte("esponseJsonSchema")) ||
+		bytes.Contains(body, []byte("esponse_json_schema"))
 }
 
 // maxIDLen bounds a minted id: "call_" and an int64.
@@ -246,12 +215,14 @@ func scratchNeed(top *topFields) int {
 	})
 	top.tools.ForEach(func(_, t gjson.Result) bool {
 		getEither(t, "functionDeclarations", "function_declarations").ForEach(func(_, d gjson.Result) bool {
-			n += schemaScratch(d.Get("parameters"))
+			n += schemaScratch(d.Get("parameters")) + schemaScratch(getEither(d, "parametersJsonSchema", "parameters_json_schema"))
 			return true
 		})
 		return true
 	})
-	return n + schemaScratch(getEither(top.genConfig, "responseSchema", "response_schema"))
+	n += schemaScratch(getEither(top.genConfig, "responseSchema", "response_schema"))
+	n += schemaScratch(getEither(top.genConfig, "responseJsonSchema", "response_json_schema"))
+	return n + schemaScratch(top.genConfig.Get("_responseJsonSchema"))
 }
 
 func partScratch(p gjson.Result) int {
@@ -264,14 +235,14 @@ func partScratch(p gjson.Result) int {
 		return 0
 	}
 	resp := member(pf.resp, "response", "response")
-	if _, _, simple := simpleResponse(resp); !simple {
+	if inner, _ := unwrapResponse(resp); codec.StrContent(inner) == nil {
 		return maxIDLen + 2*len(resp)
 	}
 	return maxIDLen
 }
 
 func schemaScratch(v gjson.Result) int {
-	if v.IsObject() && lowerTypeNames(codec.Raw(v), false) {
+	if v.IsObject() && codec.SchemaNeedsStandard(codec.Raw(v)) {
 		return len(v.Raw)
 	}
 	return 0

@@ -97,6 +97,20 @@ func TestDecodeRequest(t *testing.T) {
 	// An unanswered response mints a fresh id; an error object is compacted.
 	f(`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"x","response":{"error":{"code": 1}}}}]}]}`,
 		"msg0:user\n  result:call_0,x,err=true,children=1\n  text:{\\\"error\\\":{\\\"code\\\":1}}\n")
+	// @ai-sdk/google (OpenCode) wraps results as {name, content}: text,
+	// JSON output, and Gemini 3 multimodal parts (inline and file data).
+	f(`{"contents":[{"role":"model","parts":[{"functionCall":{"id":"c1","name":"bash","args":{}}},{"functionCall":{"id":"c2","name":"read","args":{}}},{"functionCall":{"id":"c3","name":"shot","args":{}}}]},
+	  {"role":"user","parts":[{"functionResponse":{"id":"c1","name":"bash","response":{"name":"bash","content":"a.go\nb.go"}}},
+	    {"functionResponse":{"id":"c2","name":"read","response":{"name":"read","content":{"lines": 3}}}},
+	    {"functionResponse":{"id":"c3","name":"shot","response":{"name":"shot","content":"Tool executed successfully."},
+	      "parts":[{"inlineData":{"mimeType":"image/png","data":"iVBO"}},{"fileData":{"mimeType":"image/jpeg","fileUri":"gs://b/s.jpg"}}]}}]}]}`,
+		"msg0:assistant\n  call:c1,bash,{}\n  call:c2,read,{}\n  call:c3,shot,{}\nmsg1:user\n"+
+			"  result:c1,bash,err=false,children=1\n  text:a.go\\nb.go\n"+
+			"  result:c2,read,err=false,children=1\n  text:{\\\"lines\\\":3}\n"+
+			"  result:c3,shot,err=false,children=3\n  text:Tool executed successfully.\n  image:image/png,iVBO,\n  image:image/jpeg,,gs://b/s.jpg\n")
+	// Anything else beside name stays the whole object.
+	f(`{"contents":[{"role":"user","parts":[{"functionResponse":{"id":"c","name":"x","response":{"name":"x","content":"a","exit":1}}}]}]}`,
+		"msg0:user\n  result:c,x,err=false,children=1\n  text:{\\\"name\\\":\\\"x\\\",\\\"content\\\":\\\"a\\\",\\\"exit\\\":1}\n")
 	// Thoughts, the trailing empty signed text of Gemini 3, fileData.
 	f(`{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"image/jpeg","fileUri":"gs://b/cat.jpg"}}]},
 	  {"role":"model","parts":[{"text":"Planning","thought":true,"thoughtSignature":"S1"},{"text":"Answer"},{"text":"","thoughtSignature":"S2"}]}]}`,

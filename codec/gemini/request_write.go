@@ -36,11 +36,14 @@ const skipSignature = "skip_thought_signature_validator"
 // Dropped: call ids (Gemini pairs calls and responses by name and order),
 // thinking text (not replayed; its signature is kept), redacted thinking,
 // parallel_tool_calls, tool strictness, output format names.
-func AppendRequest(dst []byte, r *codec.Request, _ []byte) ([]byte, error) {
+//
+// model is used only to choose the thinking control: a Gemini 3 model
+// (thinkingLevelModel) gets thinkingLevel for an effort without a budget.
+func AppendRequest(dst []byte, r *codec.Request, model []byte) ([]byte, error) {
 	if r.N > 1 {
 		return dst, ErrMultipleCandidates
 	}
-	w := reqWriter{r: r, dst: append(dst, '{')}
+	w := reqWriter{r: r, dst: append(dst, '{'), levels: thinkingLevelModel(model)}
 	w.contents()
 	w.system()
 	w.tools()
@@ -51,8 +54,9 @@ func AppendRequest(dst []byte, r *codec.Request, _ []byte) ([]byte, error) {
 
 // reqWriter carries the state of one AppendRequest pass.
 type reqWriter struct {
-	r   *codec.Request
-	dst []byte
+	r      *codec.Request
+	dst    []byte
+	levels bool // the model takes thinkingLevel (Gemini 3)
 
 	role      byte   // role of the open content: 0 none, 'u' user, 'm' model
 	ncontents int    // contents written

@@ -1,6 +1,10 @@
 package gemini
 
-import "slipstream/codec"
+import (
+	"bytes"
+
+	"slipstream/codec"
+)
 
 // genWriter writes generationConfig members, opening the object lazily.
 type genWriter struct {
@@ -59,7 +63,7 @@ func (w *reqWriter) generationConfig() {
 		g.dst = append(g.dst, `"application/json"`...)
 		g.raw("responseJsonSchema", r.Format.Schema)
 	}
-	g.thinking(&r.Reasoning)
+	g.thinking(&r.Reasoning, w.levels)
 	if g.open {
 		g.dst = append(g.dst, '}')
 	}
@@ -68,7 +72,11 @@ func (w *reqWriter) generationConfig() {
 
 // thinking writes thinkingConfig from the budget, else the effort
 // (docs/TRANSLATION.md, reasoning), with includeThoughts when a summary is wanted.
-func (g *genWriter) thinking(rs *codec.Reasoning) {
+func (g *genWriter) thinking(rs *codec.Reasoning, levels bool) {
+	if levels && rs.Budget == 0 && rs.Effort != codec.EffortUnset {
+		g.thinkingLevel(rs)
+		return
+	}
 	budget, ok := thinkingBudget(rs)
 	if !ok && !rs.Summary {
 		return
@@ -86,6 +94,31 @@ func (g *genWriter) thinking(rs *codec.Reasoning) {
 		g.dst = append(g.dst, `"includeThoughts":true`...)
 	}
 	g.dst = append(g.dst, '}')
+}
+
+// thinkingLevel writes thinkingConfig with the thinkingLevel of an effort.
+// Only LOW and HIGH are written, the two levels every Gemini 3 model
+// accepts: efforts up to low are LOW (Gemini 3 cannot turn thinking off),
+// medium and above HIGH.
+func (g *genWriter) thinkingLevel(rs *codec.Reasoning) {
+	g.key("thinkingConfig")
+	if rs.Effort <= codec.EffortLow {
+		g.dst = append(g.dst, `{"thinkingLevel":"LOW"`...)
+	} else {
+		g.dst = append(g.dst, `{"thinkingLevel":"HIGH"`...)
+	}
+	if rs.Summary {
+		g.dst = append(g.dst, `,"includeThoughts":true`...)
+	}
+	g.dst = append(g.dst, '}')
+}
+
+// thinkingLevelModel reports whether model (escaped, possibly prefixed
+// "models/") is a Gemini 3 model, which takes thinkingLevel; earlier
+// models only take thinkingBudget.
+func thinkingLevelModel(model []byte) bool {
+	model = bytes.TrimPrefix(model, []byte("models/"))
+	return bytes.HasPrefix(model, []byte("gemini-3"))
 }
 
 // thinkingBudget returns the thinkingBudget for rs and whether one is set.

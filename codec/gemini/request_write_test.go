@@ -174,3 +174,29 @@ func TestAgentRequestGolden(t *testing.T) {
 	}
 	golden(t, "roundtrip_agent.json", out)
 }
+
+// TestAppendRequestThinkingLevel: Gemini 3 models take thinkingLevel; an
+// effort without a budget is written as the level every Gemini 3 model
+// accepts (LOW or HIGH), a budget stays a budget, older models get budgets.
+func TestAppendRequestThinkingLevel(t *testing.T) {
+	f := func(model string, rs codec.Reasoning, want string) {
+		t.Helper()
+		r := codec.Request{Reasoning: rs}
+		out, err := AppendRequest(nil, &r, []byte(model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gjson.GetBytes(out, "generationConfig.thinkingConfig").Raw; got != want {
+			t.Errorf("%s %+v: thinkingConfig = %s, want %s", model, rs, got, want)
+		}
+	}
+	f("gemini-3-pro-preview", codec.Reasoning{Effort: codec.EffortHigh}, `{"thinkingLevel":"HIGH"}`)
+	f("gemini-3-flash-preview", codec.Reasoning{Effort: codec.EffortMedium}, `{"thinkingLevel":"HIGH"}`)
+	f("models/gemini-3-pro-preview", codec.Reasoning{Effort: codec.EffortLow, Summary: true}, `{"thinkingLevel":"LOW","includeThoughts":true}`)
+	f("gemini-3-pro-preview", codec.Reasoning{Effort: codec.EffortNone}, `{"thinkingLevel":"LOW"}`)
+	f("gemini-3-pro-preview", codec.Reasoning{Effort: codec.EffortMinimal}, `{"thinkingLevel":"LOW"}`)
+	f("gemini-3-pro-preview", codec.Reasoning{Effort: codec.EffortHigh, Budget: 4096}, `{"thinkingBudget":4096}`)
+	f("gemini-3-pro-preview", codec.Reasoning{Budget: -1}, `{"thinkingBudget":-1}`)
+	f("gemini-2.5-flash", codec.Reasoning{Effort: codec.EffortHigh}, `{"thinkingBudget":24576}`)
+	f("", codec.Reasoning{Effort: codec.EffortLow}, `{"thinkingBudget":2048}`)
+}

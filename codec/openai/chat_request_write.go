@@ -120,13 +120,7 @@ func chatAppendFormat(dst []byte, f *codec.Format) []byte {
 	} else {
 		dst = append(dst, `"response"`...)
 	}
-	if f.Schema != nil {
-		dst = append(dst, `,"schema":`...)
-		dst = append(dst, f.Schema...)
-	}
-	if f.Strict {
-		dst = append(dst, `,"strict":true`...)
-	}
+	dst = appendFormatSchema(dst, f, "")
 	return append(dst, `}}`...)
 }
 

@@ -133,15 +133,7 @@ func appendResponsesFormat(dst []byte, f *codec.Format) []byte {
 		} else {
 			dst = append(dst, `"response"`...)
 		}
-		dst = append(dst, `,"schema":`...)
-		if len(f.Schema) > 0 {
-			dst = append(dst, f.Schema...)
-		} else {
-			dst = append(dst, `{"type":"object"}`...)
-		}
-		if f.Strict {
-			dst = append(dst, `,"strict":true`...)
-		}
+		dst = appendFormatSchema(dst, f, `{"type":"object"}`)
 		return append(dst, `}}`...)
 	}
 	return dst

@@ -42,6 +42,23 @@ func AppendArgs(dst, schema []byte) []byte {
 	return g.object(dst, root, 0)
 }
 
+// AppendValue appends a JSON value that satisfies a structured-output
+// JSON Schema (raw bytes, nil for none), filled the way AppendArgs fills a
+// tool's arguments; unlike a tool's arguments the root may be of any type.
+// A schema that names no type, or none at all, gives an object.
+func AppendValue(dst, schema []byte) []byte {
+	if len(schema) == 0 || !gjson.ValidBytes(schema) {
+		return append(dst, "{}"...)
+	}
+	root := gjson.ParseBytes(schema)
+	g := argGen{root: root, limit: len(dst) + maxArgsBytes}
+	s, depth := g.resolve(root, 0)
+	if depth < maxSchemaDepth && !s.Get("type").Exists() && !s.Get("enum").Exists() && !s.Get("const").Exists() {
+		return g.object(dst, s, depth)
+	}
+	return g.value(dst, "", root, 0)
+}
+
 type argGen struct {
 	root  gjson.Result
 	limit int // the length dst may reach
@@ -227,18 +244,41 @@ func stringFor(name string, s gjson.Result) string {
 		v = "/tmp/slipstream-mock.txt"
 	case n == "pattern" || n == "glob":
 		v = "*.md"
-	case n == "url" || n == "uri" || s.Get("format").Str == "uri":
+	case n == "url" || n == "uri":
 		v = "https://example.com/"
 	case n == "query" || n == "q" || n == "search":
 		v = "slipstream"
 	case n == "description":
 		v = "slipstream mock call"
 	}
+	if f := s.Get("format"); f.Type == gjson.String {
+		v = formatted(f.Str, v)
+	}
 	if lo := int(s.Get("minLength").Int()); lo > len(v) && lo <= 4096 {
 		v += strings.Repeat("x", lo-len(v))
 	}
 	if hi := s.Get("maxLength"); hi.Exists() && int(hi.Int()) < len(v) && hi.Int() >= 0 {
 		v = v[:hi.Int()]
+	}
+	return v
+}
+
+// formatted is a value of a JSON Schema string format, or v for a format
+// the mock does not know.
+func formatted(format, v string) string {
+	switch format {
+	case "uri", "url":
+		return "https://example.com/"
+	case "date-time":
+		return "2026-01-01T00:00:00Z"
+	case "date":
+		return "2026-01-01"
+	case "time":
+		return "00:00:00Z"
+	case "email":
+		return "mock@example.com"
+	case "uuid":
+		return "00000000-0000-4000-8000-000000000000"
 	}
 	return v
 }

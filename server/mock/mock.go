@@ -60,8 +60,10 @@ func (a *Answer) Reset() {
 // answer is a call of that tool with arguments that satisfy its schema
 // (AppendArgs). When the last user message carries tool results, the
 // answer is text quoting the first result, so a client's tool round trip
-// ends and shows what the tool printed. Otherwise it is the configured
-// reply, streamed as exactly `chunks` non-empty text deltas.
+// ends and shows what the tool printed. When r asks for JSON output, the
+// answer is JSON text instead (appendJSON). Otherwise it is the
+// configured reply. Text is streamed as exactly `chunks` non-empty text
+// deltas (fewer only when it has fewer characters).
 func (m *Mock) Build(a *Answer, r *codec.Request, inputTokens int64) {
 	a.Reset()
 	n := m.seq.Add(1)
@@ -95,7 +97,11 @@ func (m *Mock) Build(a *Answer, r *codec.Request, inputTokens int64) {
 		stop = codec.StopToolUse
 	} else {
 		text := m.reply
-		if res := toolResultText(r, last); res != nil {
+		if wantsJSON(r) {
+			a.argBuf = m.appendJSON(a.argBuf, &r.Format)
+			a.escBuf = codec.AppendEscaped(a.escBuf, a.argBuf)
+			text = a.escBuf
+		} else if res := toolResultText(r, last); res != nil {
 			a.escBuf = append(a.escBuf, "The tool returned: "...)
 			a.escBuf = bytes.TrimRight(appendPlain(a.escBuf, res, maxQuoted), " ")
 			text = a.escBuf

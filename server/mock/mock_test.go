@@ -57,6 +57,39 @@ func TestAppendArgs(t *testing.T) {
 	f(`{"required":["x"],"properties":{"x":{"$ref":"http://elsewhere/schema"}}}`, `{"x":"slipstream-mock"}`)
 }
 
+func TestAppendValue(t *testing.T) {
+	f := func(schema, want string) {
+		t.Helper()
+		got := string(AppendValue(nil, []byte(schema)))
+		if got != want {
+			t.Fatalf("AppendValue(%s)\n got %s\nwant %s", schema, got, want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Fatalf("AppendValue(%s) is not JSON: %s", schema, got)
+		}
+	}
+	// Gemini CLI's routing call, in Gemini's type names: the enum's
+	// first value, every required property.
+	f(`{"type":"OBJECT","properties":{"reasoning":{"type":"STRING"},"model_choice":{"type":"STRING","enum":["flash","pro"]}},"required":["reasoning","model_choice"]}`,
+		`{"reasoning":"slipstream-mock","model_choice":"flash"}`)
+	// Nullable (Gemini) and type lists (JSON Schema) get a value.
+	f(`{"type":"OBJECT","required":["n"],"properties":{"n":{"type":"INTEGER","nullable":true,"minimum":5}}}`, `{"n":5}`)
+	// A root of any type; a root reached through $ref or anyOf.
+	f(`{"type":"ARRAY","items":{"type":"STRING","enum":["a"]}}`, `["a"]`)
+	f(`{"type":"string","format":"date-time"}`, `"2026-01-01T00:00:00Z"`)
+	f(`{"type":"boolean"}`, `false`)
+	f(`{"enum":[3,4]}`, `3`)
+	f(`{"$ref":"#/$defs/R","$defs":{"R":{"type":"object","required":["at"],"properties":{"at":{"type":"string","format":"date"}}}}}`, `{"at":"2026-01-01"}`)
+	f(`{"anyOf":[{"type":"null"},{"type":"object","required":["u"],"properties":{"u":{"type":"string","format":"uri"}}}]}`, `{"u":"https://example.com/"}`)
+	// No type at the root: an object; none, malformed, cyclic.
+	f(`{"required":["a"],"properties":{"a":{"type":"number"}}}`, `{"a":1}`)
+	f(`{}`, `{}`)
+	f(``, `{}`)
+	f(`{"type":`, `{}`)
+	f(`{"$ref":"#"}`, `{}`)
+	f(`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`, `null`)
+}
+
 // decode reads an Anthropic request body into the neutral form.
 func decode(t *testing.T, body string) *codec.Request {
 	t.Helper()
@@ -147,6 +180,18 @@ func FuzzAppendArgs(f *testing.F) {
 		var v map[string]any
 		if err := json.Unmarshal(out, &v); err != nil {
 			t.Fatalf("AppendArgs(%q) = %q: %v", schema, out, err)
+		}
+	})
+}
+
+// FuzzAppendValue: any schema gives JSON.
+func FuzzAppendValue(f *testing.F) {
+	f.Add([]byte(`{"type":"OBJECT","properties":{"a":{"type":"STRING","enum":["x"]}},"required":["a"]}`))
+	f.Add([]byte(`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`))
+	f.Add([]byte(`{"type":"array","minItems":99,"items":{"$ref":"#"}}`))
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		if out := AppendValue(nil, schema); !json.Valid(out) {
+			t.Fatalf("AppendValue(%q) = %q", schema, out)
 		}
 	})
 }

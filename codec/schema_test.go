@@ -1,0 +1,83 @@
+package codec
+
+import "testing"
+
+func TestAppendSchemaStandard(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		got := AppendSchema(nil, []byte(in), SchemaStandard)
+		if string(got) != want {
+			t.Errorf("AppendSchema(%s)\n got %s\nwant %s", in, got, want)
+		}
+		if len(got) > len(in) {
+			t.Errorf("AppendSchema(%s): output longer than input (%d > %d)", in, len(got), len(in))
+		}
+	}
+	// Root only.
+	f(`{"type":"STRING"}`, `{"type":"string"}`)
+	f(`{"type": "object"}`, `{"type":"object"}`)
+	// Gemini CLI's routing schema: depth 2, propertyOrdering dropped.
+	f(`{"type":"OBJECT","properties":{"reasoning":{"type":"STRING","description":"Why"},"model_choice":{"type":"STRING","enum":["flash","pro"]}},"required":["reasoning","model_choice"],"propertyOrdering":["reasoning","model_choice"]}`,
+		`{"type":"object","properties":{"reasoning":{"type":"string","description":"Why"},"model_choice":{"type":"string","enum":["flash","pro"]}},"required":["reasoning","model_choice"]}`)
+	// Depth 4: array of objects with a nullable integer and an OpenAPI format.
+	f(`{"type":"OBJECT","properties":{"steps":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"n":{"type":"INTEGER","format":"int32","nullable":true},"ok":{"type":"BOOLEAN"}}}}}}`,
+		`{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"n":{"type":["integer","null"]},"ok":{"type":"boolean"}}}}}}`)
+	// nullable before type, enum gains null.
+	f(`{"nullable":true,"type":"STRING","enum":["a","b"]}`, `{"type":["string","null"],"enum":["a","b",null]}`)
+	// anyOf, $defs and a standard format kept.
+	f(`{"anyOf":[{"type":"NUMBER"},{"type":"STRING","format":"date-time"}],"$defs":{"x":{"type":"OBJECT"}}}`,
+		`{"anyOf":[{"type":"number"},{"type":"string","format":"date-time"}],"$defs":{"x":{"type":"object"}}}`)
+	// nullable: false just goes; type arrays lowercased.
+	f(`{"type":["STRING","NULL"],"nullable":false}`, `{"type":["string","null"]}`)
+	// A property named "type" is a property, not a type.
+	f(`{"type":"OBJECT","properties":{"type":{"type":"STRING"}}}`, `{"type":"object","properties":{"type":{"type":"string"}}}`)
+}
+
+func TestAppendSchemaClosed(t *testing.T) {
+	f := func(in string, o SchemaOpts, want string) {
+		t.Helper()
+		got := AppendSchema(nil, []byte(in), o)
+		if string(got) != want {
+			t.Errorf("AppendSchema(%s, %d)\n got %s\nwant %s", in, o, got, want)
+		}
+	}
+	f(`{"type":"object","properties":{"a":{"type":"string"}}}`, SchemaClosed,
+		`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`)
+	f(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"object","properties":{}}}}}}}`, SchemaClosed,
+		`{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"object","properties":{},"additionalProperties":false}},"additionalProperties":false}}},"additionalProperties":false}`)
+	f(`{"type":"object","additionalProperties":true}`, SchemaClosed, `{"type":"object","additionalProperties":true}`)
+	f(`{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}`, SchemaClosed,
+		`{"anyOf":[{"type":"object","properties":{},"additionalProperties":false},{"type":"null"}]}`)
+	f(`{"type":"OBJECT","properties":{"n":{"type":"INTEGER","minimum":1,"maximum":9},"s":{"type":"ARRAY","minItems":3,"items":{"type":"STRING","maxLength":5}}}}`,
+		SchemaStandard|SchemaClosed|SchemaNoBounds,
+		`{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}`)
+}
+
+func TestSchemaStrictable(t *testing.T) {
+	f := func(in string, want bool) {
+		t.Helper()
+		if got := SchemaStrictable([]byte(in)); got != want {
+			t.Errorf("SchemaStrictable(%s) = %v, want %v", in, got, want)
+		}
+	}
+	f(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, true)
+	f(`{"type":"object","properties":{"a":{"type":"string"}}}`, false)
+	f(`{"type":"string"}`, false)
+	f(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}},"required":[]}},"required":["a"]}`, false)
+	f(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"]}}},"required":["a"]}`, true)
+	f(`{"type":"object","properties":{},"additionalProperties":{"type":"string"}}`, false)
+	f(`{"type":"object","properties":{"a":{"anyOf":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["a"]}`, false)
+}
+
+func TestSchemaNeedsStandard(t *testing.T) {
+	f := func(in string, want bool) {
+		t.Helper()
+		if got := SchemaNeedsStandard([]byte(in)); got != want {
+			t.Errorf("SchemaNeedsStandard(%s) = %v, want %v", in, got, want)
+		}
+	}
+	f(`{"type":"object","properties":{"a":{"type":"string"}}}`, false)
+	f(`{"type":"OBJECT"}`, true)
+	f(`{"type":"object","properties":{"a":{"type":"string","nullable":true}}}`, true)
+	f(`{"type":"object","propertyOrdering":["a"]}`, true)
+}
