@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -56,14 +57,29 @@ var opencodeOffline = []string{
 	"OPENCODE_DISABLE_CLAUDE_CODE=1",
 }
 
+// opencodeHome is a fresh HOME whose ~/.config/opencode holds config, and
+// its environment. OpenCode installs its plugin package
+// (@opencode-ai/plugin) from the npm registry into each config directory
+// whose node_modules is missing or whose package-lock.json lacks it; the
+// directory gets both, so no run reaches for the registry.
+func opencodeHome(t *testing.T, config string) []string {
+	t.Helper()
+	home, env := agentHome(t)
+	dir := filepath.Join(home, ".config", "opencode")
+	writeFile(t, filepath.Join(dir, "opencode.json"), config)
+	writeFile(t, filepath.Join(dir, "package-lock.json"), `{"lockfileVersion":3,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"*"}}}}`)
+	if err := os.Mkdir(filepath.Join(dir, "node_modules"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return append(env, opencodeOffline...)
+}
+
 // runOpenCode runs `opencode run -m slipstream/MODEL PROMPT` in dir with a
 // fresh HOME whose opencode.json points at p in dialect.
 func runOpenCode(t *testing.T, p *proxy, dialect, model, dir, prompt string) cliResult {
 	t.Helper()
 	bin := opencodeBin(t)
-	home, env := agentHome(t)
-	writeFile(t, filepath.Join(home, ".config", "opencode", "opencode.json"), opencodeConfig(p.URL, dialect, model))
-	env = append(append(env, opencodeOffline...), "SLIPSTREAM_KEY="+testKey)
+	env := append(opencodeHome(t, opencodeConfig(p.URL, dialect, model)), "SLIPSTREAM_KEY="+testKey)
 	return runCLI(t, bin, []string{"run", "-m", "slipstream/" + model, prompt}, dir, env)
 }
 
