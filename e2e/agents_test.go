@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -20,6 +21,9 @@ type agent struct {
 	// `echo word` with it.
 	shellTool string
 	shellArgs func(word string) string
+	// asksJSON: the agent asks for JSON output before its answer (Gemini
+	// CLI's model routing), and every stub must see that request.
+	asksJSON bool
 	// need skips the test when the agent is not installed.
 	need func(t *testing.T)
 	// run runs prompt in dir against p, speaking dialect, asking for model
@@ -158,10 +162,12 @@ func wantLowerCaseTypes(t *testing.T, dialect string, r *stubReq) {
 }
 
 // agentDecide wraps an answer function: requests for JSON output get
-// routingJSON (checked for upper-case types), others go to answer.
-func agentDecide(t *testing.T, dialect string, answer func(r *stubReq) stubAnswer) func(r *stubReq) stubAnswer {
+// routingJSON (checked for upper-case types) and are counted in jsonCalls,
+// others go to answer.
+func agentDecide(t *testing.T, dialect string, jsonCalls *atomic.Int32, answer func(r *stubReq) stubAnswer) func(r *stubReq) stubAnswer {
 	return func(r *stubReq) stubAnswer {
 		if wantsJSONOutput(dialect, r.JSON) {
+			jsonCalls.Add(1)
 			wantLowerCaseTypes(t, dialect, r)
 			return stubAnswer{Text: routingJSON}
 		}
@@ -169,12 +175,23 @@ func agentDecide(t *testing.T, dialect string, answer func(r *stubReq) stubAnswe
 	}
 }
 
+// wantJSONCalls checks that an agent that asks for JSON output first did
+// so, once: a failed JSON answer makes it retry.
+func wantJSONCalls(t *testing.T, a *agent, n int32, s *stub) {
+	t.Helper()
+	if a.asksJSON && n != 1 {
+		t.Errorf("%s made %d JSON-output requests upstream, want 1 (routing answered at once)\n%s", a.name, n, s.Dump())
+	}
+}
+
 func testAgentText(t *testing.T, a *agent, client, kind, api, dialect string) {
 	want := "PONG from the " + dialect + " stub, via " + client + "."
-	s := newStub(t, dialect, agentDecide(t, dialect, func(r *stubReq) stubAnswer { return stubAnswer{Text: want} }))
+	var jsonCalls atomic.Int32
+	s := newStub(t, dialect, agentDecide(t, dialect, &jsonCalls, func(r *stubReq) stubAnswer { return stubAnswer{Text: want} }))
 	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
 	res := a.run(t, p, client, agentModel(client), t.TempDir(), "Reply with the word PONG.")
 	wantAgentOutput(t, a, res, want, s.Dump)
+	wantJSONCalls(t, a, jsonCalls.Load(), s)
 	main := mainRequests(t, s)
 	if len(main) == 0 {
 		return
@@ -197,7 +214,8 @@ func testAgentTool(t *testing.T, a *agent, client, kind, api, dialect string) {
 	var mu sync.Mutex // guards quoted, set by the stub's handler
 	quoted := false
 	final := "The command printed " + word + ", all done."
-	s := newStub(t, dialect, agentDecide(t, dialect, func(r *stubReq) stubAnswer {
+	var jsonCalls atomic.Int32
+	s := newStub(t, dialect, agentDecide(t, dialect, &jsonCalls, func(r *stubReq) stubAnswer {
 		_, results := toolHistory(dialect, r.JSON)
 		if len(results) > 0 {
 			if !strings.Contains(results[0].Text, word) {
@@ -216,6 +234,7 @@ func testAgentTool(t *testing.T, a *agent, client, kind, api, dialect string) {
 	p := startSlipstream(t, upstreamConfig(kind, api, s.BaseURL()))
 	res := a.run(t, p, client, agentModel(client), t.TempDir(), "Run echo and tell me what it printed.")
 	wantAgentOutput(t, a, res, final, s.Dump)
+	wantJSONCalls(t, a, jsonCalls.Load(), s)
 	main := mainRequests(t, s)
 	if len(main) < 2 {
 		t.Fatalf("upstream saw %d requests with tools, want 2 (tool call, then its result)\n%s", len(main), s.Dump())

@@ -55,6 +55,7 @@ var geminiAgent = &agent{
 	dialects:  []string{dialectGemini},
 	shellTool: "run_shell_command",
 	shellArgs: commandArgs,
+	asksJSON:  true,
 	need:      func(t *testing.T) { geminiCmd(t) },
 	// The default model: Gemini CLI first asks for a routing decision
 	// as JSON, so every upstream meets its structured-output request.
