@@ -179,11 +179,28 @@ const (
 	EffortMax
 )
 
-// Format is the requested output format (structured output).
+// Format is the requested output format (structured output): Chat
+// response_format, Responses text.format, Anthropic output_config.format,
+// Gemini responseMimeType with responseJsonSchema or responseSchema.
+//
+// Whatever the dialect, the answer to a JSON format is plain JSON text in
+// the assistant message. Schema is JSON Schema as the client sent it,
+// except that the Gemini reader rewrites Gemini's OpenAPI form with
+// AppendSchema and SchemaStandard (lower-case type names, nullable folded
+// into the type, Gemini-only keys dropped). Writers apply SchemaStandard
+// again (a client of another dialect may send that form too) and fit the
+// schema to their provider's rules; other readers of Schema should do the
+// same or treat type names case-insensitively.
 type Format struct {
-	Kind   FormatKind
-	Name   []byte
-	Schema []byte // raw JSON Schema
+	Kind FormatKind
+	// Name is the schema name (escaped content), or nil when the client
+	// gave none (Anthropic, Gemini); writers that need one use "response".
+	Name []byte
+	// Schema is the raw JSON Schema of FormatJSONSchema; it may be nil.
+	Schema []byte
+	// Strict means the client wants the schema enforced, not just
+	// suggested: Chat/Responses strict: true, and always for Anthropic
+	// and Gemini, which enforce every schema.
 	Strict bool
 }
 
@@ -192,10 +209,10 @@ type FormatKind uint8
 
 // Output format kinds.
 const (
-	FormatUnset FormatKind = iota
-	FormatText
-	FormatJSONObject
-	FormatJSONSchema
+	FormatUnset      FormatKind = iota // no format asked: the target's default
+	FormatText                         // plain text asked explicitly
+	FormatJSONObject                   // any JSON object (Chat/Responses json_object, Gemini application/json without a schema)
+	FormatJSONSchema                   // JSON valid against Schema
 )
 
 // Reset empties r and keeps the capacity of its slices.

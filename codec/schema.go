@@ -19,16 +19,18 @@ const (
 	// that has none, as OpenAI strict mode and Anthropic structured
 	// output require.
 	SchemaClosed
-	// SchemaNoBounds drops numeric and length constraints (minimum,
-	// maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minLength,
-	// maxLength, maxItems, and minItems above 1), which Anthropic
-	// structured output refuses.
-	SchemaNoBounds
+	// SchemaAnthropic fits the schema to the subset Anthropic structured
+	// output accepts: every object closed (additionalProperties of any
+	// other value too becomes false), numeric and length bounds dropped
+	// (minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf,
+	// minLength, maxLength, maxItems, and minItems above 1), formats
+	// outside its list dropped, and a type list (["string","null"])
+	// written as anyOf, the union form it documents.
+	SchemaAnthropic
 )
 
-// AppendSchema appends the JSON Schema schema to dst, rewritten as o says,
-// without insignificant whitespace between members. Leaf values are copied
-// as they are. With SchemaStandard alone the output is never longer than
+// AppendSchema appends the JSON Schema schema to dst, rewritten as o says
+// and compacted (no insignificant whitespace). With SchemaStandard alone the output is never longer than
 // schema, so a caller may reserve len(schema) bytes for it. schema must be
 // valid JSON; anything but an object or array is copied unchanged.
 func AppendSchema(dst, schema []byte, o SchemaOpts) []byte {
@@ -38,7 +40,7 @@ func AppendSchema(dst, schema []byte, o SchemaOpts) []byte {
 	case len(schema) > 0 && schema[0] == '[':
 		return appendSchemaList(dst, schema, o)
 	}
-	return append(dst, schema...)
+	return Compact(dst, schema)
 }
 
 // schemaShape is what appendSchemaObject learns about an object schema
@@ -47,6 +49,8 @@ type schemaShape struct {
 	nullable   bool // nullable: true
 	object     bool // type "object" (any case) or properties present
 	additional bool // additionalProperties present
+	anyOfType  bool // a type list, and no anyOf beside it
+	anyOf      bool // anyOf present
 }
 
 func readSchemaShape(schema []byte) schemaShape {
@@ -58,12 +62,16 @@ func readSchemaShape(schema []byte) schemaShape {
 			s.nullable = IsTrue(v)
 		case "type":
 			s.object = s.object || bytes.EqualFold(StrContent(v), []byte("object"))
+			s.anyOfType = len(v) > 0 && v[0] == '['
 		case "properties":
 			s.object = true
 		case "additionalProperties":
 			s.additional = true
+		case "anyOf":
+			s.anyOf = true
 		}
 	}
+	s.anyOfType = s.anyOfType && !s.anyOf
 	return s
 }
 
@@ -85,7 +93,7 @@ func appendSchemaObject(dst, schema []byte, o SchemaOpts) []byte {
 		dst = append(dst, `":`...)
 		dst = appendSchemaMember(dst, k, v, o, &s)
 	}
-	if o&SchemaClosed != 0 && s.object && !s.additional {
+	if o&(SchemaClosed|SchemaAnthropic) != 0 && s.object && !s.additional {
 		if !first {
 			dst = append(dst, ',')
 		}
@@ -107,14 +115,26 @@ func dropSchemaMember(k, v []byte, o SchemaOpts) bool {
 			}
 		}
 	}
-	if o&SchemaNoBounds != 0 {
+	if o&SchemaAnthropic != 0 {
 		switch string(k) {
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
 			"minLength", "maxLength", "maxItems":
 			return true
 		case "minItems":
 			return IntValue(v) > 1
+		case "format":
+			return !anthropicFormat(StrContent(v))
 		}
+	}
+	return false
+}
+
+// anthropicFormat reports whether Anthropic structured output supports
+// the string format f.
+func anthropicFormat(f []byte) bool {
+	switch string(f) {
+	case "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid":
+		return true
 	}
 	return false
 }
@@ -124,12 +144,15 @@ func appendSchemaMember(dst, k, v []byte, o SchemaOpts, s *schemaShape) []byte {
 	std := o&SchemaStandard != 0
 	switch string(k) {
 	case "type":
+		if o&SchemaAnthropic != 0 && !s.anyOf && (s.anyOfType || std && s.nullable && StrContent(v) != nil) {
+			return appendTypeAnyOf(dst, v, std && s.nullable)
+		}
 		if std {
 			return appendSchemaType(dst, v, s.nullable)
 		}
 	case "enum":
 		if std && s.nullable && len(v) > 0 && v[0] == '[' && !hasNull(v) {
-			dst = append(dst, bytes.TrimRight(v[:len(v)-1], " \t\r\n")...)
+			dst = Compact(dst, v[:len(v)-1])
 			if hasElems(v) {
 				dst = append(dst, ',')
 			}
@@ -137,10 +160,15 @@ func appendSchemaMember(dst, k, v []byte, o SchemaOpts, s *schemaShape) []byte {
 		}
 	case "properties", "$defs", "definitions", "patternProperties":
 		return appendSchemaMap(dst, v, o)
-	case "items", "additionalProperties", "not", "prefixItems", "anyOf", "oneOf", "allOf", "if", "then", "else", "contains":
+	case "additionalProperties":
+		if o&SchemaAnthropic != 0 {
+			return append(dst, "false"...)
+		}
+		return AppendSchema(dst, v, o)
+	case "items", "not", "prefixItems", "anyOf", "oneOf", "allOf", "if", "then", "else", "contains":
 		return AppendSchema(dst, v, o)
 	}
-	return append(dst, v...)
+	return Compact(dst, v)
 }
 
 // appendSchemaType appends a type value lowercased; a nullable single type
@@ -155,7 +183,7 @@ func appendSchemaType(dst, v []byte, nullable bool) []byte {
 		return appendLowerString(dst, t)
 	}
 	if len(v) == 0 || v[0] != '[' {
-		return append(dst, v...)
+		return Compact(dst, v)
 	}
 	dst = append(dst, '[')
 	a := ArrayElems(v)
@@ -168,8 +196,44 @@ func appendSchemaType(dst, v []byte, nullable bool) []byte {
 		if t := StrContent(e); t != nil {
 			dst = appendLowerString(dst, t)
 		} else {
-			dst = append(dst, e...)
+			dst = Compact(dst, e)
 		}
+	}
+	return append(dst, ']')
+}
+
+// appendTypeAnyOf writes the type v (a list, or one name made nullable)
+// as "anyOf" of one-type schemas in place of the "type" member whose key
+// the caller already wrote: it rewinds over that key. null joins when
+// nullable.
+func appendTypeAnyOf(dst, v []byte, nullable bool) []byte {
+	dst = dst[:len(dst)-len(`"type":`)]
+	dst = append(dst, `"anyOf":[`...)
+	first, hasNull := true, false
+	a := ArrayElems(v)
+	e, ok := a.Next()
+	if StrContent(v) != nil { // one name, not a list
+		e, ok = v, true
+	}
+	for ; ok; e, ok = a.Next() {
+		t := StrContent(e)
+		if t == nil {
+			continue
+		}
+		hasNull = hasNull || bytes.EqualFold(t, []byte("null"))
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, `{"type":`...)
+		dst = appendLowerString(dst, t)
+		dst = append(dst, '}')
+	}
+	if nullable && !hasNull {
+		if !first {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"null"}`...)
 	}
 	return append(dst, ']')
 }
@@ -188,7 +252,7 @@ func appendLowerString(dst, t []byte) []byte {
 // appendSchemaMap appends an object whose member values are schemas.
 func appendSchemaMap(dst, v []byte, o SchemaOpts) []byte {
 	if !IsObject(v) {
-		return append(dst, v...)
+		return Compact(dst, v)
 	}
 	dst = append(dst, '{')
 	first := true

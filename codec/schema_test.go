@@ -1,6 +1,10 @@
 package codec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
 
 func TestAppendSchemaStandard(t *testing.T) {
 	f := func(in, want string) {
@@ -27,6 +31,8 @@ func TestAppendSchemaStandard(t *testing.T) {
 	// anyOf, $defs and a standard format kept.
 	f(`{"anyOf":[{"type":"NUMBER"},{"type":"STRING","format":"date-time"}],"$defs":{"x":{"type":"OBJECT"}}}`,
 		`{"anyOf":[{"type":"number"},{"type":"string","format":"date-time"}],"$defs":{"x":{"type":"object"}}}`)
+	// Pretty-printed input comes out compact, leaves included.
+	f("{\n  \"type\": \"STRING\",\n  \"nullable\": true,\n  \"enum\": [\n    \"a\",\n    \"b\"\n  ]\n}", `{"type":["string","null"],"enum":["a","b",null]}`)
 	// nullable: false just goes; type arrays lowercased.
 	f(`{"type":["STRING","NULL"],"nullable":false}`, `{"type":["string","null"]}`)
 	// A property named "type" is a property, not a type.
@@ -49,8 +55,37 @@ func TestAppendSchemaClosed(t *testing.T) {
 	f(`{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}`, SchemaClosed,
 		`{"anyOf":[{"type":"object","properties":{},"additionalProperties":false},{"type":"null"}]}`)
 	f(`{"type":"OBJECT","properties":{"n":{"type":"INTEGER","minimum":1,"maximum":9},"s":{"type":"ARRAY","minItems":3,"items":{"type":"STRING","maxLength":5}}}}`,
-		SchemaStandard|SchemaClosed|SchemaNoBounds,
+		SchemaStandard|SchemaAnthropic,
 		`{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}`)
+}
+
+func TestAppendSchemaAnthropic(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := AppendSchema(nil, []byte(in), SchemaAnthropic); string(got) != want {
+			t.Errorf("AppendSchema(%s)\n got %s\nwant %s", in, got, want)
+		}
+	}
+	// Type lists become anyOf; additionalProperties other than false closes.
+	f(`{"type":"object","properties":{"a":{"type":["string","null"],"description":"d"}},"additionalProperties":true}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"d"}},"additionalProperties":false}`)
+	f(`{"type":"object","additionalProperties":{"type":"string"}}`, `{"type":"object","additionalProperties":false}`)
+	// Formats outside Anthropic's list and bounds go; minItems 1 stays.
+	f(`{"type":"array","minItems":1,"maxItems":3,"items":{"type":"string","format":"regex","pattern":"^a"}}`,
+		`{"type":"array","minItems":1,"items":{"type":"string","pattern":"^a"}}`)
+	f(`{"type":"string","format":"date-time"}`, `{"type":"string","format":"date-time"}`)
+	// Gemini's nullable, rewritten in the same pass, becomes anyOf too.
+	f2 := func(in, want string) {
+		t.Helper()
+		if got := AppendSchema(nil, []byte(in), SchemaStandard|SchemaAnthropic); string(got) != want {
+			t.Errorf("AppendSchema(%s)\n got %s\nwant %s", in, got, want)
+		}
+	}
+	f2(`{"type":"STRING","nullable":true,"enum":["a"]}`, `{"anyOf":[{"type":"string"},{"type":"null"}],"enum":["a",null]}`)
+	f2(`{"type":["STRING","NULL"]}`, `{"anyOf":[{"type":"string"},{"type":"null"}]}`)
+	f2(`{"type":"STRING"}`, `{"type":"string"}`)
+	// A type list beside an anyOf stays a list.
+	f(`{"type":["object","null"],"anyOf":[{"required":["a"]}]}`, `{"type":["object","null"],"anyOf":[{"required":["a"]}]}`)
 }
 
 func TestSchemaStrictable(t *testing.T) {
@@ -80,4 +115,29 @@ func TestSchemaNeedsStandard(t *testing.T) {
 	f(`{"type":"OBJECT"}`, true)
 	f(`{"type":"object","properties":{"a":{"type":"string","nullable":true}}}`, true)
 	f(`{"type":"object","propertyOrdering":["a"]}`, true)
+}
+
+// FuzzAppendSchema: any valid JSON gives valid JSON under every option,
+// and SchemaStandard alone never grows it (the Gemini reader reserves
+// len(schema) bytes of Scratch for the copy).
+func FuzzAppendSchema(f *testing.F) {
+	f.Add([]byte(`{"type":"OBJECT","properties":{"a":{"type":"STRING","nullable":true,"enum":["x"]}},"propertyOrdering":["a"]}`))
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":["string","null"],"minLength":2}},"additionalProperties":true}`))
+	f.Add([]byte(`{"anyOf":[{"type":"ARRAY","items":{"type":"INTEGER","format":"int64"}}],"$defs":{"d":{"type":"OBJECT"}}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !gjson.ValidBytes(in) {
+			return
+		}
+		for _, o := range []SchemaOpts{SchemaStandard, SchemaClosed, SchemaAnthropic, SchemaStandard | SchemaClosed | SchemaAnthropic} {
+			out := AppendSchema(nil, in, o)
+			if !gjson.ValidBytes(out) {
+				t.Fatalf("AppendSchema(%s, %d) = %s: not JSON", in, o, out)
+			}
+			if o == SchemaStandard && len(out) > len(in) {
+				t.Fatalf("AppendSchema(%s, SchemaStandard) grew to %s", in, out)
+			}
+		}
+		_ = SchemaStrictable(in)
+		_ = SchemaNeedsStandard(in)
+	})
 }

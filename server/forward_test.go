@@ -1,6 +1,9 @@
 package server
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 const forwardConfig = `
 keys:
@@ -87,4 +90,41 @@ func TestWSTunnelledHeadersFollowTheAllowList(t *testing.T) {
 	if h.Get("X-Team") != "blue" || h.Get("X-Openai-Internal-Codex-Responses-Lite") != "true" {
 		t.Errorf("listed headers missing upstream: %v", h)
 	}
+}
+
+// TestTranslatedUserAgent: a translated request names slipstream and its
+// version, then the client's own User-Agent in parentheses (clipped and
+// stripped of anything that could break the header); a same-dialect
+// request keeps the client's as it is.
+func TestTranslatedUserAgent(t *testing.T) {
+	rec := &recorder{reply: anthropicReply}
+	up := newUpstream(t, rec)
+	base, _ := startServer(t, forwardConfig, up.URL)
+	f := func(path, body, ua, want string) {
+		t.Helper()
+		status, _, b := post(t, base+path, body, "User-Agent", ua, "Api-Key", "good-key")
+		if status != 200 {
+			t.Fatalf("%s: %d %s", path, status, b)
+		}
+		_, _, h := rec.last()
+		if got := h.Get("User-Agent"); got != want {
+			t.Errorf("%s with User-Agent %.80q: upstream got %.300q, want %.300q", path, ua, got, want)
+		}
+		if n := len(h.Values("User-Agent")); n != 1 {
+			t.Errorf("%s: %d User-Agent headers upstream", path, n)
+		}
+	}
+	chat := `{"model":"claude-x","messages":[{"role":"user","content":"hi"}]}`
+	gem := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	f("/v1/chat/completions", chat, "my-client/1.0", "slipstream/dev (my-client/1.0)")
+	f("/v1beta/models/claude-x:generateContent", gem, "GeminiCLI/0.61.0 (linux; x64)", "slipstream/dev (GeminiCLI/0.61.0 (linux; x64))")
+	f("/v1/chat/completions", chat, "", "slipstream/dev")
+	f("/v1/chat/completions", chat, "  \t ", "slipstream/dev")
+	// A tab becomes a space, an unbalanced parenthesis is escaped or
+	// closed, a long one is clipped.
+	f("/v1/chat/completions", chat, "a\tb) (c", `slipstream/dev (a b\) (c))`)
+	long := strings.Repeat("x", 1000)
+	f("/v1/chat/completions", chat, long, "slipstream/dev ("+long[:256]+")")
+	// Same dialect: the client's, unchanged.
+	f("/v1/messages", `{"model":"claude-x","max_tokens":1,"messages":[]}`, "my-client/1.0", "my-client/1.0")
 }

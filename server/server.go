@@ -64,6 +64,7 @@ type shared struct {
 	log      *log.Logger
 	logw     io.Writer
 	now      func() time.Time
+	version  string // Options.Version
 	ready    atomic.Bool
 	current  atomic.Pointer[Server]
 	metrics  *metrics.Metrics
@@ -101,6 +102,9 @@ type Options struct {
 	// Store holds rate windows, budgets and cooldowns. Default: a new
 	// in-process store, or a Redis-backed one when the config names Redis.
 	Store *store.Store
+	// Version is slipstream's version, named in the User-Agent of
+	// translated requests (slipstream/VERSION). Default "dev".
+	Version string
 }
 
 // New builds a server for a validated configuration.
@@ -108,7 +112,10 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	if ps := cfg.Validate(); len(ps) > 0 {
 		return nil, fmt.Errorf("cannot start with an invalid config: %w", ps)
 	}
-	sh := &shared{now: o.Now, metrics: o.Metrics, store: o.Store, logw: o.Log}
+	sh := &shared{now: o.Now, metrics: o.Metrics, store: o.Store, logw: o.Log, version: o.Version}
+	if sh.version == "" {
+		sh.version = "dev"
+	}
 	if sh.now == nil {
 		sh.now = time.Now
 	}

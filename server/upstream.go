@@ -51,7 +51,9 @@ func upstreamPath(d codec.Dialect) string {
 // buildUpstream fills x.upReq's method, URL, headers and credential for
 // the target provider. The body is set by the caller. copyHeaders says
 // whether the client's headers on the dialect's forward list are
-// forwarded (same dialect; see forward.go).
+// forwarded (same dialect; see forward.go); a translated request forwards
+// none and names slipstream and the client in its User-Agent
+// (upstream.AppendUserAgent). The provider's own headers come last.
 //
 // No client byte reaches the URL unescaped: the path is fixed but for a
 // Gemini model, which is path-escaped, and only the query parameters the
@@ -86,6 +88,10 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	x.out = url[:0]
 	if copyHeaders {
 		upstream.CopyRequestHeaders(&r.Header, x.clientHeader(), x.s.fwd[p.Dialect])
+	} else {
+		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.clientHeader().UserAgent())
+		r.Header.SetUserAgentBytes(ua)
+		x.out = ua[:0]
 	}
 	r.Header.SetContentType("application/json")
 	upstream.SetIdentity(&r.Header)

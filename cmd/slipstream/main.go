@@ -243,7 +243,7 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(cfg.Limits.GCPercent)
 	}
-	s, err := server.New(cfg, server.Options{Log: stderr})
+	s, err := server.New(cfg, server.Options{Log: stderr, Version: version})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -172,7 +172,7 @@ func appendOutputConfig(dst []byte, r *codec.Request, t *thinkingPlan) []byte {
 	}
 	if format {
 		dst = append(dst, `"format":{"type":"json_schema","schema":`...)
-		dst = codec.AppendSchema(dst, r.Format.Schema, codec.SchemaClosed|codec.SchemaNoBounds)
+		dst = codec.AppendSchema(dst, r.Format.Schema, codec.SchemaStandard|codec.SchemaAnthropic)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

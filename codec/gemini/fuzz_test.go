@@ -34,6 +34,8 @@ func addSeeds(f *testing.F, pattern string) {
 func FuzzDecodeRequest(f *testing.F) {
 	addSeeds(f, "request_*.json")
 	f.Add([]byte(`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"x","response":{"a":"\"\\\u0000"}}}]}]}`))
+	f.Add([]byte(`{"contents":[{"role":"user","parts":[{"functionResponse":{"id":"c","name":"x","response":{"name":"x","content":{"k": [1, "\n"]}},"parts":[{"fileData":{"mimeType":"image/png","fileUri":"gs://b/x"}}]}}]}]}`))
+	f.Add([]byte(`{"contents":[],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"OBJECT","properties":{"a":{"type":"STRING","nullable":true,"enum":["x"]}},"propertyOrdering":["a"]},"thinkingConfig":{"thinkingLevel":"HIGH"}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if !gjson.ValidBytes(body) {
 			return

@@ -61,7 +61,12 @@ func (w *reqWriter) generationConfig() {
 	case codec.FormatJSONSchema:
 		g.key("responseMimeType")
 		g.dst = append(g.dst, `"application/json"`...)
-		g.raw("responseJsonSchema", r.Format.Schema)
+		if len(r.Format.Schema) > 0 {
+			// Standard JSON Schema, as responseJsonSchema takes it,
+			// whatever form the client used.
+			g.key("responseJsonSchema")
+			g.dst = codec.AppendSchema(g.dst, r.Format.Schema, codec.SchemaStandard)
+		}
 	}
 	g.thinking(&r.Reasoning, w.levels)
 	if g.open {

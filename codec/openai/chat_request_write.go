@@ -38,7 +38,7 @@ func AppendChatRequest(dst []byte, r *codec.Request, model []byte) ([]byte, erro
 	dst = chatAppendTools(dst, r)
 	dst = chatAppendSampling(dst, r)
 	dst = chatAppendReasoning(dst, &r.Reasoning)
-	dst = chatAppendFormat(dst, &r.Format)
+	dst = chatAppendFormat(dst, r)
 	if r.Stream {
 		dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	}
@@ -103,12 +103,17 @@ func ChatEffortForBudget(budget int64) codec.Effort {
 }
 
 // chatAppendFormat appends response_format. A json_schema without a name
-// gets "response" (Chat requires one).
-func chatAppendFormat(dst []byte, f *codec.Format) []byte {
+// gets "response" (Chat requires one); json_object only goes out when the
+// request mentions JSON (jsonModeAllowed).
+func chatAppendFormat(dst []byte, r *codec.Request) []byte {
+	f := &r.Format
 	switch f.Kind {
 	case codec.FormatText:
 		return append(dst, `,"response_format":{"type":"text"}`...)
 	case codec.FormatJSONObject:
+		if !jsonModeAllowed(r) {
+			return dst
+		}
 		return append(dst, `,"response_format":{"type":"json_object"}`...)
 	case codec.FormatJSONSchema:
 	default:

@@ -120,14 +120,19 @@ func TestAppendChatRequestNeutral(t *testing.T) {
 
 	// A user message of only tool results writes no user message; an empty
 	// message still writes valid content; no tools -> no parallel flag.
-	r = &codec.Request{Parallel: 1, Stream: true, Format: codec.Format{Kind: codec.FormatJSONObject}}
+	// json_object goes out when the text says JSON, else it is left out
+	// (OpenAI refuses it).
+	r = &codec.Request{Parallel: 1, Stream: true, Format: codec.Format{Kind: codec.FormatJSONObject}, System: [][]byte{b("Reply in Json.")}}
 	r.AddMessage(codec.RoleUser)
 	r.AddPart(codec.Part{Kind: codec.PartToolResult, ID: b("t1"), Children: 5}) // clamped
 	r.AddPart(codec.Part{Kind: codec.PartText, Text: b("ok")})
 	r.AddMessage(codec.RoleUser)
 	r.AddMessage(codec.RoleAssistant)
-	f(r, `{"model":"m","messages":[{"role":"tool","tool_call_id":"t1","content":"ok"},{"role":"user","content":""},{"role":"assistant","content":""}],`+
+	f(r, `{"model":"m","messages":[{"role":"system","content":"Reply in Json."},{"role":"tool","tool_call_id":"t1","content":"ok"},{"role":"user","content":""},{"role":"assistant","content":""}],`+
 		`"response_format":{"type":"json_object"},"stream":true,"stream_options":{"include_usage":true}}`)
+	r.System = nil
+	f(r, `{"model":"m","messages":[{"role":"tool","tool_call_id":"t1","content":"ok"},{"role":"user","content":""},{"role":"assistant","content":""}],`+
+		`"stream":true,"stream_options":{"include_usage":true}}`)
 }
 
 func TestChatAppendQuotedCompact(t *testing.T) {

@@ -123,8 +123,14 @@ func appendResponseFormat(dst []byte, f *codec.Format) []byte {
 		} else {
 			dst = append(dst, `"response"`...)
 		}
+		// Compacted: a client's pretty-printed schema would break the
+		// SSE data line it is echoed in.
 		dst = append(dst, `,"schema":`...)
-		dst = respAppendRawOr(dst, f.Schema, `{"type":"object"}`)
+		if len(f.Schema) == 0 {
+			dst = append(dst, `{"type":"object"}`...)
+		} else {
+			dst = codec.Compact(dst, f.Schema)
+		}
 		if f.Strict {
 			return append(dst, `,"strict":true}`...)
 		}

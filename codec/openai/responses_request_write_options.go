@@ -91,7 +91,7 @@ func appendResponsesOptions(dst []byte, r *codec.Request) []byte {
 			dst = append(dst, `,"include":["reasoning.encrypted_content"]`...)
 		}
 	}
-	dst = appendResponsesFormat(dst, &r.Format)
+	dst = appendResponsesFormat(dst, r)
 	if r.MaxTokens > 0 {
 		dst = append(dst, `,"max_output_tokens":`...)
 		dst = codec.AppendInt(dst, max(r.MaxTokens, respMinOutputTokens))
@@ -120,11 +120,17 @@ func responsesEffort(rs *codec.Reasoning) codec.Effort {
 	return min(codec.EffortForBudget(rs.Budget), codec.EffortHigh)
 }
 
-func appendResponsesFormat(dst []byte, f *codec.Format) []byte {
+// appendResponsesFormat appends text.format; json_object only goes out
+// when the request mentions JSON (jsonModeAllowed).
+func appendResponsesFormat(dst []byte, r *codec.Request) []byte {
+	f := &r.Format
 	switch f.Kind {
 	case codec.FormatText:
 		return append(dst, `,"text":{"format":{"type":"text"}}`...)
 	case codec.FormatJSONObject:
+		if !jsonModeAllowed(r) {
+			return dst
+		}
 		return append(dst, `,"text":{"format":{"type":"json_object"}}`...)
 	case codec.FormatJSONSchema:
 		dst = append(dst, `,"text":{"format":{"type":"json_schema","name":`...)

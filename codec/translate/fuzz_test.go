@@ -3,6 +3,7 @@ package translate
 import (
 	"bytes"
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -13,7 +14,7 @@ import (
 
 // FuzzRequest feeds any body through every request translator: no panic,
 // and whatever a writer produces is valid JSON. Seeds: every scenario's
-// request for every pair.
+// request for every pair, and every structured-output fixture.
 func FuzzRequest(f *testing.F) {
 	for _, sc := range scenarios {
 		for _, p := range pairs() {
@@ -23,6 +24,15 @@ func FuzzRequest(f *testing.F) {
 		}
 	}
 	f.Add(uint8(codec.DialectAnthropic), uint8(codec.DialectResponses), readFile(f, "roundtrip/request.anthropic.json"))
+	for _, d := range allDialects {
+		names, _ := filepath.Glob("testdata/structured/*." + fileNames[d] + ".json")
+		for _, n := range names {
+			body := readFile(f, "structured/"+filepath.Base(n))
+			for _, u := range allDialects {
+				f.Add(uint8(d), uint8(u), body)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, c, u uint8, body []byte) {
 		client, upstream := fuzzDialect(c), fuzzDialect(u)
 		if !requestsReady(pair{client, upstream}) || !gjson.ValidBytes(body) {

@@ -189,7 +189,7 @@ func checkStrictSchema(t *testing.T, up codec.Dialect, v gjson.Result) {
 }
 
 // checkNoBounds checks that no numeric or length bound Anthropic refuses
-// is left.
+// is left, and no type list.
 func checkNoBounds(t *testing.T, v gjson.Result) {
 	t.Helper()
 	v.ForEach(func(k, c gjson.Result) bool {
@@ -199,6 +199,10 @@ func checkNoBounds(t *testing.T, v gjson.Result) {
 		case "minItems":
 			if c.Int() > 1 {
 				t.Errorf("minItems %d left for Anthropic", c.Int())
+			}
+		case "type":
+			if c.IsArray() {
+				t.Errorf("type list %s left for Anthropic (it documents anyOf)", c.Raw)
 			}
 		}
 		if c.IsObject() || c.IsArray() {
@@ -339,4 +343,83 @@ func flat(v gjson.Result, b *strings.Builder) {
 		}
 		return true
 	})
+}
+
+// TestStructuredOutputStreamAnswer is TestStructuredOutputAnswer for
+// streams: the JSON answer, in deltas, reaches every client as its text
+// deltas.
+func TestStructuredOutputStreamAnswer(t *testing.T) {
+	for name, client := range structuredFixtures(t) {
+		for _, up := range allDialects {
+			if up == client {
+				continue
+			}
+			t.Run(name+"/"+fileNames[up], func(t *testing.T) {
+				r, _ := decodeStructured(t, name, client)
+				stream := readFile(t, "structured/stream."+fileNames[up]+".sse")
+				out := translateStream(t, pair{client, up}, r, readEvents(t, stream))
+				if err := CheckStream(client, out); err != nil {
+					t.Errorf("translated stream fails the %s grammar: %s", client, err)
+				}
+				if got := clientStreamText(t, client, out); got != structuredAnswer {
+					t.Errorf("client text = %q, want %q\n%s", got, structuredAnswer, out)
+				}
+			})
+		}
+	}
+}
+
+// clientStreamText joins the text deltas of a client-dialect stream.
+func clientStreamText(t *testing.T, d codec.Dialect, stream []byte) string {
+	t.Helper()
+	var b strings.Builder
+	for _, ev := range readEvents(t, stream) {
+		v := gjson.ParseBytes(ev.data)
+		switch d {
+		case codec.DialectAnthropic:
+			if v.Get("delta.type").Str == "text_delta" {
+				b.WriteString(v.Get("delta.text").Str)
+			}
+		case codec.DialectChat:
+			b.WriteString(v.Get("choices.0.delta.content").Str)
+		case codec.DialectResponses:
+			if v.Get("type").Str == "response.output_text.delta" {
+				b.WriteString(v.Get("delta").Str)
+			}
+		case codec.DialectGemini:
+			v.Get("candidates.0.content.parts").ForEach(func(_, p gjson.Result) bool {
+				if !p.Get("thought").Bool() {
+					b.WriteString(p.Get("text").Str)
+				}
+				return true
+			})
+		}
+	}
+	return b.String()
+}
+
+// TestJSONObjectNeedsTheWord: OpenAI refuses json_object unless "json"
+// appears in the messages, so a JSON mode request whose text never says
+// it goes to Chat and Responses without the format rather than be refused.
+func TestJSONObjectNeedsTheWord(t *testing.T) {
+	f := func(prompt string, want bool) {
+		t.Helper()
+		body := `{"contents":[{"role":"user","parts":[{"text":` + prompt + `}]}],"generationConfig":{"responseMimeType":"application/json"}}`
+		r := new(codec.Request)
+		if err := DecodeRequest(codec.DialectGemini, r, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		for up, path := range map[codec.Dialect]string{codec.DialectChat: "response_format.type", codec.DialectResponses: "text.format.type"} {
+			out, err := AppendRequest(up, nil, r, upstreamModels[up])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.GetBytes(out, path).Str == "json_object"; got != want {
+				t.Errorf("%s to %s: json_object sent = %v, want %v\n%s", prompt, up, got, want, out)
+			}
+		}
+	}
+	f(`"Name three primary colours as a JSON object."`, true)
+	f(`"Answer in json, please."`, true)
+	f(`"Name three primary colours."`, false)
 }

@@ -44,14 +44,16 @@ func AppendArgs(dst, schema []byte) []byte {
 
 // AppendValue appends a JSON value that satisfies a structured-output
 // JSON Schema (raw bytes, nil for none), filled the way AppendArgs fills a
-// tool's arguments; unlike a tool's arguments the root may be of any type.
-// A schema that names no type, or none at all, gives an object.
+// tool's arguments, but with every declared property, required or not (a
+// client reads the fields of a structured answer, as a model fills
+// them); the root may be of any type. A schema that names no type, or
+// none at all, gives an object.
 func AppendValue(dst, schema []byte) []byte {
 	if len(schema) == 0 || !gjson.ValidBytes(schema) {
 		return append(dst, "{}"...)
 	}
 	root := gjson.ParseBytes(schema)
-	g := argGen{root: root, limit: len(dst) + maxArgsBytes}
+	g := argGen{root: root, limit: len(dst) + maxArgsBytes, all: true}
 	s, depth := g.resolve(root, 0)
 	if depth < maxSchemaDepth && !s.Get("type").Exists() && !s.Get("enum").Exists() && !s.Get("const").Exists() {
 		return g.object(dst, s, depth)
@@ -61,7 +63,8 @@ func AppendValue(dst, schema []byte) []byte {
 
 type argGen struct {
 	root  gjson.Result
-	limit int // the length dst may reach
+	limit int  // the length dst may reach
+	all   bool // fill every declared property, not only the required
 }
 
 // resolve follows a local "$ref" (#/$defs/X, #/definitions/X) and picks
@@ -106,26 +109,37 @@ func firstAlternative(s gjson.Result) (gjson.Result, bool) {
 	return gjson.Result{}, false
 }
 
-// object appends an object with s's required properties filled.
+// object appends an object with s's required properties filled (every
+// declared one too when g.all).
 func (g *argGen) object(dst []byte, s gjson.Result, depth int) []byte {
 	dst = append(dst, '{')
 	props := s.Get("properties")
 	n := 0
-	s.Get("required").ForEach(func(_, name gjson.Result) bool {
+	member := func(name string, schema gjson.Result) bool {
 		if len(dst) > g.limit {
 			return false
-		}
-		if name.Type != gjson.String {
-			return true
 		}
 		if n > 0 {
 			dst = append(dst, ',')
 		}
 		n++
-		dst = appendString(dst, name.Str)
+		dst = appendString(dst, name)
 		dst = append(dst, ':')
-		dst = g.value(dst, name.Str, props.Get(gjson.Escape(name.Str)), depth+1)
+		dst = g.value(dst, name, schema, depth+1)
 		return true
+	}
+	if g.all && props.IsObject() {
+		props.ForEach(func(name, p gjson.Result) bool { return member(name.Str, p) })
+	}
+	s.Get("required").ForEach(func(_, name gjson.Result) bool {
+		if name.Type != gjson.String {
+			return true
+		}
+		p := props.Get(gjson.Escape(name.Str))
+		if g.all && p.Exists() {
+			return true // written above
+		}
+		return member(name.Str, p)
 	})
 	return append(dst, '}')
 }

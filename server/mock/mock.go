@@ -1,7 +1,8 @@
 // Package mock is the built-in provider that answers every dialect locally
 // and deterministically: a fixed text reply, split into paced stream
-// deltas, or a tool call when the request offers tools and its last user
-// text says "call <tool_name>". It produces dialect-neutral Events; the
+// deltas, JSON text when the request asks for JSON output, or a tool call
+// when the request offers tools and its last user text says
+// "call <tool_name>". It produces dialect-neutral Events; the
 // client dialect's encoder (the same one translated responses use) writes
 // them, so the mock exercises the real output path.
 package mock

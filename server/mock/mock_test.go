@@ -72,6 +72,9 @@ func TestAppendValue(t *testing.T) {
 	// first value, every required property.
 	f(`{"type":"OBJECT","properties":{"reasoning":{"type":"STRING"},"model_choice":{"type":"STRING","enum":["flash","pro"]}},"required":["reasoning","model_choice"]}`,
 		`{"reasoning":"slipstream-mock","model_choice":"flash"}`)
+	// Optional properties are filled too: a client reads the fields.
+	f(`{"type":"OBJECT","properties":{"a":{"type":"STRING"},"b":{"type":"BOOLEAN"}},"required":["b","c"]}`,
+		`{"a":"slipstream-mock","b":false,"c":"slipstream-mock"}`)
 	// Nullable (Gemini) and type lists (JSON Schema) get a value.
 	f(`{"type":"OBJECT","required":["n"],"properties":{"n":{"type":"INTEGER","nullable":true,"minimum":5}}}`, `{"n":5}`)
 	// A root of any type; a root reached through $ref or anyOf.
@@ -207,10 +210,12 @@ func TestAppendArgsBounded(t *testing.T) {
 	for _, schema := range []string{
 		`{"required":["a"],"properties":{"a":` + s + `}}`,
 		`{"required":["a"],"properties":{"a":{"type":"array","minItems":99,"items":{"$ref":"#/properties/a"}}}}`,
+		`{"properties":{"a":{"$ref":"#"},"b":{"$ref":"#"},"c":{"type":"array","minItems":4,"items":{"$ref":"#"}}}}`,
 	} {
-		out := AppendArgs(nil, []byte(schema))
-		if len(out) > maxArgsBytes+8192 || !json.Valid(out) {
-			t.Fatalf("%d bytes, valid %v", len(out), json.Valid(out))
+		for _, out := range [][]byte{AppendArgs(nil, []byte(schema)), AppendValue(nil, []byte(schema))} {
+			if len(out) > maxArgsBytes+8192 || !json.Valid(out) {
+				t.Fatalf("%d bytes, valid %v", len(out), json.Valid(out))
+			}
 		}
 	}
 }
