@@ -203,6 +203,19 @@ func testAgentText(t *testing.T, a *agent, client, kind, api, dialect string) {
 		t.Errorf("upstream request offers tools %v, want %s among them", toolNames(dialect, main[0].JSON), a.shellTool)
 	}
 	wantUpstreamAuth(t, dialect, main[0])
+	wantUserAgent(t, client, dialect, main[0])
+}
+
+// wantUserAgent checks the upstream's User-Agent: a translated request
+// names slipstream, then the client's own in parentheses; a same-dialect
+// request keeps the client's.
+func wantUserAgent(t *testing.T, client, dialect string, r *stubReq) {
+	t.Helper()
+	ua := r.Header.Get("User-Agent")
+	translated := strings.HasPrefix(ua, "slipstream/") && strings.Contains(ua, " (") && strings.HasSuffix(ua, ")")
+	if translated != (client != dialect) {
+		t.Errorf("upstream User-Agent = %q for a %s client on a %s upstream; want slipstream/VERSION (client's) when translated, the client's own otherwise", ua, client, dialect)
+	}
 }
 
 // testAgentTool: the stub calls the agent's shell tool to echo a word on
