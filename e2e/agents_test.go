@@ -113,7 +113,7 @@ func wantAgentOutput(t *testing.T, a *agent, res cliResult, want string, dump fu
 func testAgentMockText(t *testing.T, a *agent, dialect string) {
 	p := startSlipstream(t, mockConfig(agentMockReply))
 	res := a.run(t, p, dialect, agentModel(dialect), t.TempDir(), "Reply with the word PONG.")
-	wantAgentOutput(t, a, res, agentMockReply, func() string { return "" })
+	wantAgentOutput(t, a, res, agentMockReply, p.Log)
 }
 
 // testAgentMockTool asks the mock for the agent's shell tool: the mock
@@ -122,8 +122,8 @@ func testAgentMockText(t *testing.T, a *agent, dialect string) {
 func testAgentMockTool(t *testing.T, a *agent, dialect string) {
 	p := startSlipstream(t, mockConfig(agentMockReply))
 	res := a.run(t, p, dialect, agentModel(dialect), t.TempDir(), "call "+a.shellTool)
-	wantAgentOutput(t, a, res, "The tool returned:", func() string { return "" })
-	wantAgentOutput(t, a, res, "slipstream-mock", func() string { return "" })
+	wantAgentOutput(t, a, res, "The tool returned:", p.Log)
+	wantAgentOutput(t, a, res, "slipstream-mock", p.Log)
 }
 
 // routingJSON is the stub's answer to a request for JSON output (Gemini
@@ -137,7 +137,8 @@ func wantsJSONOutput(dialect string, req map[string]any) bool {
 	case dialectChat:
 		return req["response_format"] != nil
 	case dialectResponses:
-		return asMap(asMap(req["text"])["format"])["type"] != nil && asMap(asMap(req["text"])["format"])["type"] != "text"
+		typ := asString(asMap(asMap(req["text"])["format"])["type"])
+		return typ != "" && typ != "text"
 	case dialectAnthropic:
 		return asMap(req["output_config"])["format"] != nil
 	default:
