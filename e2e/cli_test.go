@@ -30,20 +30,31 @@ type cliResult struct {
 // runCLI runs bin with args in dir under a fresh, minimal environment
 // (PATH, LANG and env only: nothing of the caller's ANTHROPIC_*, OPENAI_*
 // or proxy settings leaks in), stdin from /dev/null, bounded by
-// cliTimeout.
+// cliTimeout. Outside traffic goes to a trapProxy.
 func runCLI(t *testing.T, bin string, args []string, dir string, env []string) cliResult {
+	t.Helper()
+	return runCLIWith(t, bin, args, dir, env, true)
+}
+
+// runCLIWith is runCLI; trap false leaves out the trapProxy settings, for a
+// CLI that sends even loopback traffic through HTTPS_PROXY (its offline
+// settings must then keep it off the network).
+func runCLIWith(t *testing.T, bin string, args []string, dir string, env []string, trap bool) cliResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{
+	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",
 		"TERM=dumb",
 		"NO_COLOR=1",
 		"CI=1",
-	}, newTrapProxy(t).Env()...)
+	}
+	if trap {
+		cmd.Env = append(cmd.Env, newTrapProxy(t).Env()...)
+	}
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout

@@ -1,7 +1,8 @@
 #!/bin/sh
 # install.sh installs the real clients the e2e tests drive (official SDKs,
-# Claude Code, Codex CLI) from the committed package-lock.json. Idempotent:
-# when node_modules already matches the lockfile it does nothing.
+# Claude Code, Codex CLI, Gemini CLI, OpenCode, Qwen Code, pi) from the
+# committed package-lock.json. Idempotent: when node_modules already
+# matches the lockfile it does nothing.
 # Without node or npm it says so and exits 0, and the node tests skip.
 set -eu
 dir=$(cd "$(dirname "$0")" && pwd)
