@@ -84,13 +84,8 @@ func appendSchemaObject(dst, schema []byte, o SchemaOpts) []byte {
 		if dropSchemaMember(k, v, o) {
 			continue
 		}
-		if !first {
-			dst = append(dst, ',')
-		}
+		dst = appendMemberName(dst, k, first)
 		first = false
-		dst = append(dst, '"')
-		dst = append(dst, k...)
-		dst = append(dst, `":`...)
 		dst = appendSchemaMember(dst, k, v, o, &s)
 	}
 	if o&(SchemaClosed|SchemaAnthropic) != 0 && s.object && !s.additional {
@@ -258,13 +253,8 @@ func appendSchemaMap(dst, v []byte, o SchemaOpts) []byte {
 	first := true
 	m := ObjectMembers(v)
 	for k, s, ok := m.Next(); ok; k, s, ok = m.Next() {
-		if !first {
-			dst = append(dst, ',')
-		}
+		dst = appendMemberName(dst, k, first)
 		first = false
-		dst = append(dst, '"')
-		dst = append(dst, k...)
-		dst = append(dst, `":`...)
 		dst = AppendSchema(dst, s, o)
 	}
 	return append(dst, '}')
@@ -404,4 +394,15 @@ func allRequired(props, required []byte) bool {
 		}
 	}
 	return true
+}
+
+// appendMemberName appends k, a member name as it stands in its object
+// (escapes kept), and its colon, after a comma unless it is the first.
+func appendMemberName(dst, k []byte, first bool) []byte {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '"')
+	dst = append(dst, k...)
+	return append(dst, `":`...)
 }

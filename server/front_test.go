@@ -215,10 +215,7 @@ func TestJSONContentType(t *testing.T) {
 func TestHostNamesNote(t *testing.T) {
 	f := func(addr, extra string, want bool) {
 		t.Helper()
-		logs := startupLog(t, addr, extra)
-		if got := strings.Contains(logs, "allowed_hosts"); got != want {
-			t.Fatalf("%s %q: noted %v, want %v; log:\n%s", addr, extra, got, want, logs)
-		}
+		wantStartupLine(t, addr, extra, "allowed_hosts", want)
 	}
 	f("0.0.0.0:0", "", true)
 	f("127.0.0.1:0", "", false)

@@ -207,14 +207,21 @@ func checkExposition(s string) []string {
 func TestOpenMetricsWarning(t *testing.T) {
 	f := func(addr, extra string, want bool) {
 		t.Helper()
-		logs := startupLog(t, addr, extra)
-		if got := strings.Contains(logs, "/metrics is open"); got != want {
-			t.Fatalf("%s %q: warned %v, want %v; log:\n%s", addr, extra, got, want, logs)
-		}
+		wantStartupLine(t, addr, extra, "/metrics is open", want)
 	}
 	f("0.0.0.0:0", "", true)
 	f("127.0.0.1:0", "", false)
 	f("0.0.0.0:0", "metrics: {token: scrape-secret}\n", false)
+}
+
+// wantStartupLine checks whether what a server on addr with config extra
+// logs at start holds line.
+func wantStartupLine(t *testing.T, addr, extra, line string, want bool) {
+	t.Helper()
+	logs := startupLog(t, addr, extra)
+	if got := strings.Contains(logs, line); got != want {
+		t.Fatalf("%s %q: logged %q %v, want %v; log:\n%s", addr, extra, line, got, want, logs)
+	}
 }
 
 // startupLog serves a mock config with extra on a listener at addr until
