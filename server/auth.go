@@ -28,7 +28,15 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*clientKey, bool) {
 var bearer = []byte("Bearer ")
 
 func presentedKey(ctx *fasthttp.RequestCtx) []byte {
-	h := &ctx.Request.Header
+	if k := headerKey(&ctx.Request.Header); len(k) > 0 {
+		return k
+	}
+	return ctx.QueryArgs().Peek("key")
+}
+
+// headerKey is the key a request presents in its headers (Authorization
+// Bearer, x-api-key, api-key, x-goog-api-key, in that order), or nil.
+func headerKey(h *fasthttp.RequestHeader) []byte {
 	if v := h.Peek("Authorization"); len(v) > len(bearer) && bytes.EqualFold(v[:len(bearer)], bearer) {
 		return bytes.TrimSpace(v[len(bearer):])
 	}
@@ -41,5 +49,5 @@ func presentedKey(ctx *fasthttp.RequestCtx) []byte {
 	if v := h.Peek("X-Goog-Api-Key"); len(v) > 0 {
 		return v
 	}
-	return ctx.QueryArgs().Peek("key")
+	return nil
 }
