@@ -14,6 +14,7 @@ import (
 	"slipstream/pool"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
+	"slipstream/server/failover"
 	"slipstream/server/metrics"
 	"slipstream/server/provider"
 )
@@ -123,7 +124,7 @@ func (x *exchange) accountRefusal() (int, string) {
 	p := x.target.Provider
 	switch p.Kind {
 	case config.KindClaudeAccount:
-		ua := x.clientHeader().UserAgent()
+		ua := x.client().ua
 		if x.rt.dialect != codec.DialectAnthropic || !bytes.HasPrefix(ua, []byte("claude-cli/")) {
 			return fasthttp.StatusForbidden, "provider " + p.Name + " serves a Claude subscription account, which takes Claude Code's own requests only " +
 				"(Anthropic Messages from claude-cli); this request comes from another client. Use a provider of kind anthropic with an API key for it."
@@ -190,14 +191,13 @@ func addBeta(h *fasthttp.RequestHeader, flag string) {
 
 // accountAttempt reads an account's answer for what it says about the
 // account (a used-up quota window, a ban, a refused token, passive
-// window state) and adjusts the attempt's outcome: an expired token is
+// window state) and adjusts the attempt's verdict v: an expired token is
 // refreshed and the same account tried again; a used-up window rests
-// the whole account until its (capped) reset. reason is the attempt's
-// failure class ("" for none), as backoff returns it.
-func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, reason string) (provider.Backoff, string) {
+// the whole account until its (capped) reset.
+func (x *exchange) accountAttempt(err error, status int, v failover.Verdict) failover.Verdict {
 	p, cred := x.target.Provider, x.try.cred
 	if err != nil || cred == nil || !p.IsAccount() {
-		return b, reason
+		return v
 	}
 	m := x.s.accts
 	name := cred.Name
@@ -211,7 +211,7 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 			if data := x.aggregateStream(); data != nil {
 				body, st := streamErrorBody(data)
 				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
-				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
+				return x.accountFailed(name, typ, st, hdr, body, now, x.streamErrorVerdict())
 			}
 		} else if status == fasthttp.StatusOK && x.isEventStream() {
 			if data := x.peekStreamError(); data != nil {
@@ -219,40 +219,45 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 				// reached the client: fail over like any error.
 				body, st := streamErrorBody(data)
 				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
-				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
+				return x.accountFailed(name, typ, st, hdr, body, now, x.streamErrorVerdict())
 			}
 		}
 		if status == fasthttp.StatusOK && p.Kind == config.KindGeminiAccount {
 			x.unwrapCodeAssist()
 		}
 		m.Succeeded(name)
-		return b, reason
+		return v
 	}
 	if status == fasthttp.StatusUnauthorized && x.try.acct != nil {
 		if m.Rejected(context.Background(), name, x.try.acct) == nil {
-			x.try.tried &^= 1 << (cred.Index % 64) // try the account again with its new token
-			return provider.Backoff{}, "401"
+			return failover.Verdict{Reason: "401", Again: true} // try the account again with its new token
 		}
 	}
-	return x.accountFailed(name, typ, status, hdr, x.errorBody(), now, b, reason)
+	return x.accountFailed(name, typ, status, hdr, x.errorBody(), now, v)
+}
+
+// streamErrorVerdict is the verdict on an error event inside a 200
+// stream, before its quota signal is read.
+func (x *exchange) streamErrorVerdict() failover.Verdict {
+	return failover.Verdict{Reason: "5xx", Rest: provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}}
 }
 
 // accountFailed applies a failed answer's signals (quota rest, ban) and
-// returns the attempt's backoff and failure reason.
-func (x *exchange) accountFailed(name, typ string, status int, hdr accounts.Header, body []byte, now time.Time, b provider.Backoff, reason string) (provider.Backoff, string) {
+// returns the attempt's verdict (v when the answer shows neither).
+func (x *exchange) accountFailed(name, typ string, status int, hdr accounts.Header, body []byte, now time.Time, v failover.Verdict) failover.Verdict {
 	m := x.s.accts
 	sig := accounts.ReadSignal(typ, status, hdr, body, now)
 	until, banned := m.Observe(name, sig)
 	switch {
 	case banned:
 		x.s.metrics.AccountCooldown(name, "banned")
-		return provider.Backoff{Base: 24 * time.Hour}, "banned"
+		return failover.Verdict{Reason: "banned", Rest: provider.Backoff{Base: 24 * time.Hour}}
 	case !until.IsZero():
 		x.s.metrics.AccountCooldown(name, "quota")
 		x.s.log.Printf("accounts: %s rests until %s (%s)", name, until.UTC().Format(time.RFC3339), sig.Reason)
-		return provider.Backoff{Base: until.Sub(now)}, "quota"
+		return failover.Verdict{Reason: "quota", Rest: provider.Backoff{Base: until.Sub(now)}}
 	}
-	return b, reason
+	return v
 }
 
 // errorBody reads an account's error answer (at most 1 MiB) and puts it

@@ -80,16 +80,16 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 		if x.counting {
 			url = append(url, "/count_tokens"...) // Anthropic: /v1/messages/count_tokens
 		}
-		if q := x.clientQuery(); copyHeaders && len(q) > 0 {
-			url = appendForwardedQuery(url, q, p.Dialect)
+		if copyHeaders {
+			url = append(url, x.client().query...) // the client dialect's parameters: p speaks it
 		}
 	}
 	uri.UpdateBytes(url)
 	x.out = url[:0]
 	if copyHeaders {
-		upstream.CopyRequestHeaders(&r.Header, x.clientHeader(), x.s.fwd[p.Dialect])
+		x.client().appendHeaders(&r.Header) // the client dialect's forward list: p speaks it
 	} else {
-		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.clientHeader().UserAgent())
+		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.client().ua)
 		r.Header.SetUserAgentBytes(ua)
 		x.out = ua[:0]
 	}
