@@ -28,6 +28,7 @@ type attemptState struct {
 	acct      *accounts.Token // the account token it was signed with (account providers)
 	peek      peekReader      // an account answer's bytes read ahead (accountpeek.go)
 	acctBody  *pool.Buffer    // an account request's body with the members its backend requires
+	acctNext  *pool.Buffer    // the next one, while it is built (backendCall.BodyBuffer)
 	aggregate bool            // a non-streamed client served from an account's stream
 	unwrap    unwrapReader    // a Code Assist stream unwrapped as it is read (codeassist.go)
 
@@ -50,9 +51,11 @@ func (a *attemptState) Reset() {
 	a.acct, a.aggregate = nil, false
 	a.peek.reset()
 	a.unwrap.reset(nil)
-	if a.acctBody != nil {
-		pool.Put(a.acctBody)
-		a.acctBody = nil
+	for _, b := range [2]**pool.Buffer{&a.acctBody, &a.acctNext} {
+		if *b != nil {
+			pool.Put(*b)
+			*b = nil
+		}
 	}
 	a.meta, a.cacheKey = nil, nil
 	a.abandoned.Store(false)
@@ -98,13 +101,14 @@ func (x *exchange) writeAllCooling(wait int64) {
 // beside a keep-alive stream). On failure it returns the status and
 // message to answer with.
 func (x *exchange) buildAttempt() (status int, msg string) {
-	if status, msg := x.accountRefusal(); status != 0 {
+	b, c := x.backend()
+	if status, msg := b.Refuse(c); status != 0 {
 		return status, msg
 	}
 	if status, msg := x.buildRequest(); status != 0 {
 		return status, msg
 	}
-	return x.accountBody()
+	return b.Prepare(c)
 }
 
 // buildRequest is buildAttempt's request for any provider.
@@ -220,7 +224,7 @@ func (x *exchange) attempts() error {
 		}
 		x.try.answered = status == fasthttp.StatusOK
 		v := failover.Classify(&x.s.cfg.Failover, x.outcome(err, status))
-		v = x.accountAttempt(err, status, v)
+		v = x.judge(err, status, v)
 		if !v.Failed() {
 			if status < 300 {
 				x.try.plan.Succeeded()
