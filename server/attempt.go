@@ -96,10 +96,11 @@ func (x *exchange) writeAllCooling(wait int64) {
 	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusTooManyRequests, "every credential for model "+clipString(x.model)+" is resting after upstream failures; retry later")
 }
 
-// attempt builds the upstream request for the current target and
-// credential. It does not touch x.ctx once detached (retries may run
-// beside a keep-alive stream). On failure it returns the status and
-// message to answer with.
+// buildAttempt builds the upstream request for the current target and
+// credential, with the provider's backend. It reads the client's request
+// only as captured (x.client): retries may run beside a keep-alive
+// stream, after the handler returned. On failure it returns the status
+// and message to answer with.
 func (x *exchange) buildAttempt() (status int, msg string) {
 	b, c := x.backend()
 	if status, msg := b.Refuse(c); status != 0 {
