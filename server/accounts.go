@@ -1,17 +1,11 @@
 package server
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
-	"slipstream/codec"
-	"slipstream/pool"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
 	"slipstream/server/metrics"
@@ -89,7 +83,12 @@ func (s *Server) setupAccounts() {
 			s.log.Printf("accounts: provider %s: %v", p.Name, err)
 		}
 		names = fitting(m, p.Kind, names, s)
-		p.SetAccounts(names, m.Gate())
+		p.SetAccounts(names, m.Gate(), accounts.NewBackend(m, config.AccountType(p.Kind), accounts.BackendOptions{
+			ServerError: s.cfg.Failover.ServerError.D(),
+			Log:         s.log,
+			OnRequest:   s.metrics.AccountRequest,
+			OnCooldown:  s.metrics.AccountCooldown,
+		}))
 		s.log.Printf("accounts: provider %s pools %s", p.Name, p.AccountNames())
 	}
 	if m != nil {
@@ -113,146 +112,6 @@ func fitting(m *accounts.Manager, kind string, names []string, s *Server) []stri
 		s.log.Printf("accounts: %s is a %q account; a %s provider cannot use it", n, a.Type, kind)
 	}
 	return out
-}
-
-// accountRefusal returns a 4xx for a request the target's account type
-// cannot serve as sent, with the reason; 0 when it can (or the target is
-// no account provider). slipstream does not disguise one client as
-// another: it refuses instead.
-func (x *exchange) accountRefusal() (int, string) {
-	p := x.target.Provider
-	switch p.Kind {
-	case config.KindClaudeAccount:
-		ua := x.clientHeader().UserAgent()
-		if x.rt.dialect != codec.DialectAnthropic || !bytes.HasPrefix(ua, []byte("claude-cli/")) {
-			return fasthttp.StatusForbidden, "provider " + p.Name + " serves a Claude subscription account, which takes Claude Code's own requests only " +
-				"(Anthropic Messages from claude-cli); this request comes from another client. Use a provider of kind anthropic with an API key for it."
-		}
-	case config.KindCodexAccount:
-		if x.rt.dialect == codec.DialectResponses && gjson.GetBytes(x.body, "store").Raw == "true" {
-			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend stores nothing; send \"store\": false (as Codex does)."
-		}
-		if x.rt.dialect == codec.DialectResponses && gjson.GetBytes(x.body, "previous_response_id").Exists() {
-			return fasthttp.StatusBadRequest, "provider " + p.Name + " serves a ChatGPT (Codex) account: its backend keeps no responses, so previous_response_id cannot be used; send the whole conversation (or use the WebSocket transport, which slipstream chains itself)."
-		}
-	case config.KindGeminiAccount:
-		if x.counting {
-			return fasthttp.StatusNotImplemented, "provider " + p.Name + " (gemini-account) counts tokens locally only; remove count_tokens: upstream"
-		}
-	}
-	return 0, ""
-}
-
-// setAccountCredential signs the upstream request with the account's
-// current access token (refreshed first when it has expired) and the
-// headers its type requires.
-func (x *exchange) setAccountCredential(cred *provider.Credential) {
-	if cred == nil {
-		return
-	}
-	m := x.s.accts
-	tok, err := m.Token(context.Background(), cred.Name)
-	if err != nil {
-		x.s.log.Printf("accounts: %s: %v", cred.Name, err)
-		return // sent unsigned: the upstream's 401 fails over
-	}
-	x.try.acct = tok
-	h := &x.upReq.Header
-	h.Set("Authorization", tok.Bearer)
-	switch x.target.Provider.Kind {
-	case config.KindClaudeAccount:
-		if len(h.Peek("Anthropic-Version")) == 0 {
-			h.Set("Anthropic-Version", "2023-06-01")
-		}
-		addBeta(h, "oauth-2025-04-20")
-	case config.KindCodexAccount:
-		if tok.AccountID != "" {
-			h.Set("Chatgpt-Account-Id", tok.AccountID)
-		}
-	}
-}
-
-// addBeta adds flag to the anthropic-beta list unless present: an OAuth
-// access token is accepted only with the oauth beta.
-func addBeta(h *fasthttp.RequestHeader, flag string) {
-	cur := h.Peek("Anthropic-Beta")
-	for _, f := range bytes.Split(cur, []byte{','}) {
-		if string(bytes.TrimSpace(f)) == flag {
-			return
-		}
-	}
-	if len(cur) == 0 {
-		h.Set("Anthropic-Beta", flag)
-		return
-	}
-	h.Set("Anthropic-Beta", string(cur)+","+flag)
-}
-
-// accountAttempt reads an account's answer for what it says about the
-// account (a used-up quota window, a ban, a refused token, passive
-// window state) and adjusts the attempt's outcome: an expired token is
-// refreshed and the same account tried again; a used-up window rests
-// the whole account until its (capped) reset. reason is the attempt's
-// failure class ("" for none), as backoff returns it.
-func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, reason string) (provider.Backoff, string) {
-	p, cred := x.target.Provider, x.try.cred
-	if err != nil || cred == nil || !p.IsAccount() {
-		return b, reason
-	}
-	m := x.s.accts
-	name := cred.Name
-	x.s.metrics.AccountRequest(name, status)
-	now := x.s.now()
-	typ := config.AccountType(p.Kind)
-	hdr := func(k string) []byte { return x.upResp.Header.Peek(k) }
-	if status < 400 {
-		m.Observe(name, accounts.ReadSignal(typ, status, hdr, nil, now))
-		if status == fasthttp.StatusOK && x.isEventStream() && x.try.aggregate {
-			if data := x.aggregateStream(); data != nil {
-				body, st := streamErrorBody(data)
-				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
-				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
-			}
-		} else if status == fasthttp.StatusOK && x.isEventStream() {
-			if data := x.peekStreamError(); data != nil {
-				// An error inside a 200 stream, before the first byte
-				// reached the client: fail over like any error.
-				body, st := streamErrorBody(data)
-				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
-				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
-			}
-		}
-		if status == fasthttp.StatusOK && p.Kind == config.KindGeminiAccount {
-			x.unwrapCodeAssist()
-		}
-		m.Succeeded(name)
-		return b, reason
-	}
-	if status == fasthttp.StatusUnauthorized && x.try.acct != nil {
-		if m.Rejected(context.Background(), name, x.try.acct) == nil {
-			x.try.tried &^= 1 << (cred.Index % 64) // try the account again with its new token
-			return provider.Backoff{}, "401"
-		}
-	}
-	return x.accountFailed(name, typ, status, hdr, x.errorBody(), now, b, reason)
-}
-
-// accountFailed applies a failed answer's signals (quota rest, ban) and
-// returns the attempt's backoff and failure reason.
-func (x *exchange) accountFailed(name, typ string, status int, hdr accounts.Header, body []byte, now time.Time, b provider.Backoff, reason string) (provider.Backoff, string) {
-	m := x.s.accts
-	sig := accounts.ReadSignal(typ, status, hdr, body, now)
-	until, banned := m.Observe(name, sig)
-	switch {
-	case banned:
-		x.s.metrics.AccountCooldown(name, "banned")
-		return provider.Backoff{Base: 24 * time.Hour}, "banned"
-	case !until.IsZero():
-		x.s.metrics.AccountCooldown(name, "quota")
-		x.s.log.Printf("accounts: %s rests until %s (%s)", name, until.UTC().Format(time.RFC3339), sig.Reason)
-		return provider.Backoff{Base: until.Sub(now)}, "quota"
-	}
-	return b, reason
 }
 
 // errorBody reads an account's error answer (at most 1 MiB) and puts it
@@ -329,98 +188,6 @@ func (sh *shared) writeAccountGauges(w io.Writer) {
 			}
 		}
 	}
-}
-
-// codexDropped are request members the ChatGPT backend refuses; a
-// translated request may carry them (its client's sampling settings).
-var codexDropped = [...]string{"max_output_tokens", "max_completion_tokens", "temperature", "top_p", "prompt_cache_retention", "safety_identifier", "stream_options"}
-
-// accountBody adapts a codex-account request to what the ChatGPT backend
-// requires: "stream": true (a non-streamed client is answered by
-// aggregating the stream), "store": false and "instructions" (empty when
-// the client put its instructions in the input, as Codex does), and
-// without the sampling members the backend refuses. The body is copied
-// once when anything changes; a request Codex sent usually goes as is.
-func (x *exchange) accountBody() (int, string) {
-	switch x.target.Provider.Kind {
-	case config.KindGeminiAccount:
-		return x.codeAssistBody()
-	case config.KindCodexAccount:
-	default:
-		return 0, ""
-	}
-	x.try.aggregate = !x.stream
-	body, ok := x.upRequestBody()
-	if !ok {
-		return fasthttp.StatusInternalServerError, "cannot read the request body back"
-	}
-	var add []byte
-	if !gjson.GetBytes(body, "store").Exists() {
-		add = append(add, `"store":false,`...)
-	}
-	if !gjson.GetBytes(body, "instructions").Exists() {
-		add = append(add, `"instructions":"",`...)
-	}
-	stream := gjson.GetBytes(body, "stream")
-	if !stream.Exists() {
-		add = append(add, `"stream":true,`...)
-	}
-	drop := false
-	for _, k := range codexDropped {
-		drop = drop || gjson.GetBytes(body, k).Exists()
-	}
-	if len(add) == 0 && stream.Raw == "true" && !drop {
-		return 0, ""
-	}
-	if !codec.IsObject(bytes.TrimLeft(body, " \t\r\n")) {
-		return fasthttp.StatusBadRequest, "the request body is not a JSON object"
-	}
-	b := pool.Get(len(body) + len(add))
-	b.B = appendCodexBody(append(b.B[:0], '{'), add, body)
-	if x.try.acctBody != nil {
-		pool.Put(x.try.acctBody)
-	}
-	x.try.acctBody = b
-	x.setUpBody(b.B) // a body stream like every upstream body (the call binds the client watcher through it)
-	return 0, ""
-}
-
-// appendCodexBody appends to dst (which holds "{") the members add, then
-// body's members but the dropped ones, with stream set to true, and the
-// closing brace: one pass over the body, its values copied as they are.
-func appendCodexBody(dst, add, body []byte) []byte {
-	dst = append(dst, add...)
-	m := codec.ObjectMembers(bytes.TrimLeft(body, " \t\r\n"))
-	for {
-		k, v, ok := m.Next()
-		if !ok {
-			break
-		}
-		if dropped(k) {
-			continue
-		}
-		if string(k) == "stream" {
-			v = []byte("true")
-		}
-		dst = append(dst, '"')
-		dst = append(dst, k...)
-		dst = append(dst, '"', ':')
-		dst = append(dst, v...)
-		dst = append(dst, ',')
-	}
-	if dst[len(dst)-1] == ',' {
-		dst = dst[:len(dst)-1]
-	}
-	return append(dst, '}')
-}
-
-func dropped(k []byte) bool {
-	for _, d := range codexDropped {
-		if string(k) == d {
-			return true
-		}
-	}
-	return false
 }
 
 // upRequestBody is the upstream request's body as built (setUpBody or

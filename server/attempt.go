@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"sync/atomic"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -11,42 +10,29 @@ import (
 	"slipstream/codec/translate"
 	"slipstream/pool"
 	"slipstream/server/accounts"
+	"slipstream/server/failover"
 	"slipstream/server/provider"
 	"slipstream/server/upstream"
 )
 
-// An upstream request may take several attempts before its first byte
-// reaches the client: a failed one (a refused connection, a timeout, 429,
-// 401/403, 5xx) rests its (credential, model) pair in the cooldown table
-// and the request moves to the provider's next usable credential, then to
-// the other providers serving the model, then along the model's
-// fallbacks that the client key may use, translated as needed, at most
-// failover.max_attempts calls within failover.deadline. The last failure is what the client sees when
-// no candidate is left. Once a response starts there is no failover.
-
-// attemptState is the per-request failover state, reset with the exchange.
+// attemptState is the per-request failover state, reset with the
+// exchange: the plan (failover.Plan decides where each attempt goes), the
+// client's request as attempts forward it, and what an account provider's
+// backend keeps for the attempt.
 type attemptState struct {
-	cred      *provider.Credential // the credential of the current attempt
-	acct      *accounts.Token      // the account token it was signed with (account providers)
-	peek      peekReader           // an account answer's bytes read ahead (accountpeek.go)
-	acctBody  *pool.Buffer         // an account request's body with the members its backend requires
-	aggregate bool                 // a non-streamed client served from an account's stream
-	unwrap    unwrapReader         // a Code Assist stream unwrapped as it is read (codeassist.go)
-	model     uint64               // Hash of the upstream model (cooldown key)
-	session   uint64               // conversation hash for affinity, or 0
-	tried     uint64               // credentials of the current provider tried (bit per index)
-	attempts  int                  // upstream calls made
-	alts      []provider.Target    // alternatives, filled on the first failure
-	altNext   int                  // next alternative to try
-	altsDone  bool                 // alts is filled
-	deadline  int64                // no attempt starts after this (Unix ns)
+	plan     failover.Plan
+	cred     *provider.Credential // the plan's candidate's credential, for the request builders
+	attempts int                  // upstream calls made
+	client   clientView           // the client's request as attempts forward it (clientview.go)
 
-	clientHdr fasthttp.RequestHeader // client headers, when retries run off the handler goroutine
-	query     []byte                 // the client's query string, likewise
-	detached  bool                   // clientHdr/query hold the client's request
+	acct      *accounts.Token // the account token it was signed with (account providers)
+	peek      peekReader      // an account answer's bytes read ahead (accountpeek.go)
+	acctBody  *pool.Buffer    // an account request's body with the members its backend requires
+	acctNext  *pool.Buffer    // the next one, while it is built (backendCall.BodyBuffer)
+	aggregate bool            // a non-streamed client served from an account's stream
+	unwrap    unwrapReader    // a Code Assist stream unwrapped as it is read (codeassist.go)
 
 	meta, cacheKey []byte // the body's metadata and prompt_cache_key (views), for affinity
-	sessionDone    bool   // session is computed
 
 	// abandoned is set (by the stream's goroutine) when the client left
 	// while attempts run beside keep-alive pings: no new attempt starts.
@@ -56,121 +42,47 @@ type attemptState struct {
 	answered bool
 }
 
-func (a *attemptState) reset() {
-	a.cred, a.model, a.session, a.tried, a.attempts = nil, 0, 0, 0, 0
+// Reset forgets the request, keeping capacity.
+func (a *attemptState) Reset() {
+	a.plan.Reset()
+	a.cred, a.attempts = nil, 0
+	a.client.reset()
 	a.answered = false
 	a.acct, a.aggregate = nil, false
 	a.peek.reset()
 	a.unwrap.reset(nil)
-	if a.acctBody != nil {
-		pool.Put(a.acctBody)
-		a.acctBody = nil
+	for _, b := range [2]**pool.Buffer{&a.acctBody, &a.acctNext} {
+		if *b != nil {
+			pool.Put(*b)
+			*b = nil
+		}
 	}
-	a.meta, a.cacheKey, a.sessionDone = nil, nil, false
+	a.meta, a.cacheKey = nil, nil
 	a.abandoned.Store(false)
-	clear(a.alts) // no Provider of an old registry outlives a reload here
-	a.alts, a.altNext, a.altsDone, a.deadline = a.alts[:0], 0, false, 0
-	if a.detached {
-		a.clientHdr.Reset()
-		a.query = a.query[:0]
-		a.detached = false
-	}
 }
 
-// pickFirst picks the credential of the first attempt: the target's,
-// else (all resting) the first alternative with a usable one. When every
-// candidate rests it answers 429 with Retry-After at the soonest recovery
-// and returns false.
+// planRequest is what x's plan serves.
+func (x *exchange) planRequest() failover.Request {
+	return failover.Request{Registry: x.s.reg, Key: x.key, Model: x.model, Dialect: x.rt.dialect, First: x.target, Sessions: x}
+}
+
+// aim makes the plan's candidate the target of the request being built.
+func (x *exchange) aim(c failover.Candidate) {
+	x.target, x.try.cred = c.Target, c.Cred
+	x.upModel = x.try.plan.UpModel()
+}
+
+// pickFirst picks the candidate of the first attempt (failover.Plan.Start).
+// When every candidate rests it answers 429 with Retry-After at the
+// soonest recovery and returns false.
 func (x *exchange) pickFirst() bool {
 	now := x.s.now().UnixNano()
-	x.try.deadline = now + int64(x.s.cfg.Failover.Deadline.D())
-	var soonest int64
-	for {
-		if x.pickOn(now) {
-			return true
-		}
-		if s := x.soonest(now); s > 0 && (soonest == 0 || s < soonest) {
-			soonest = s
-		}
-		if !x.nextTarget() {
-			break
-		}
+	ok, soonest := x.try.plan.Start(x.planRequest(), now, int64(x.s.cfg.Failover.Deadline.D()))
+	x.aim(x.try.plan.Candidate())
+	if !ok {
+		x.writeAllCooling(soonest - now)
 	}
-	x.writeAllCooling(soonest - now)
-	return false
-}
-
-// pickOn picks a usable credential of the current target's provider,
-// noting it in x.try. A keyless provider always succeeds.
-func (x *exchange) pickOn(now int64) bool {
-	p := x.target.Provider
-	x.try.model = provider.Hash(x.upModel)
-	if p.Keyless() {
-		x.try.cred = nil
-		ok := x.try.tried == 0
-		x.try.tried = 1
-		return ok
-	}
-	if p.Affinity() && !x.try.sessionDone {
-		x.try.session, x.try.sessionDone = x.sessionHash(), true
-	}
-	c, _ := p.Pick(x.try.model, x.try.session, x.try.tried, now)
-	if c == nil {
-		return false
-	}
-	x.try.cred = c
-	x.try.tried |= 1 << (c.Index % 64)
-	return true
-}
-
-// soonest is when a credential of the current target recovers.
-func (x *exchange) soonest(now int64) int64 {
-	p := x.target.Provider
-	if p.Keyless() {
-		return 0
-	}
-	_, s := p.Pick(x.try.model, x.try.session, 0, now)
-	return s
-}
-
-// nextTarget moves x.target to the next alternative; false when none is
-// left.
-func (x *exchange) nextTarget() bool {
-	if !x.try.altsDone {
-		x.try.altsDone = true
-		x.try.alts = x.s.reg.AppendAlternatives(x.try.alts[:0], pool.B2S(x.model), x.target, x.rt.dialect)
-		x.try.alts = x.keepAllowed(x.try.alts, x.target.Model)
-	}
-	if x.try.altNext >= len(x.try.alts) {
-		return false
-	}
-	x.target = x.try.alts[x.try.altNext]
-	x.try.altNext++
-	x.try.tried = 0
-	x.upModel = x.model
-	if x.target.Aliased {
-		x.upModel = pool.S2B(x.target.Model)
-	}
-	return true
-}
-
-// keepAllowed drops from alts the targets x's key may not use, keeping
-// their order: a target serving first (the upstream model the request
-// resolved to, which the key was allowed) is allowed, and any other (a
-// fallback to another model) only when the key's models allow its model
-// name, as if the client had asked for it. It allocates nothing.
-func (x *exchange) keepAllowed(alts []provider.Target, first string) []provider.Target {
-	if x.key == nil {
-		return alts
-	}
-	kept := alts[:0]
-	for _, t := range alts {
-		if t.Model == first || x.key.Allows(t.Model) {
-			kept = append(kept, t)
-		}
-	}
-	clear(alts[len(kept):]) // no Provider of an old registry outlives a reload here
-	return kept
+	return ok
 }
 
 // writeAllCooling answers 429 when every candidate rests, with
@@ -184,18 +96,20 @@ func (x *exchange) writeAllCooling(wait int64) {
 	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusTooManyRequests, "every credential for model "+clipString(x.model)+" is resting after upstream failures; retry later")
 }
 
-// attempt builds the upstream request for the current target and
-// credential. It does not touch x.ctx once detached (retries may run
-// beside a keep-alive stream). On failure it returns the status and
-// message to answer with.
+// buildAttempt builds the upstream request for the current target and
+// credential, with the provider's backend. It reads the client's request
+// only as captured (x.client): retries may run beside a keep-alive
+// stream, after the handler returned. On failure it returns the status
+// and message to answer with.
 func (x *exchange) buildAttempt() (status int, msg string) {
-	if status, msg := x.accountRefusal(); status != 0 {
+	b, c := x.backend()
+	if status, msg := b.Refuse(c); status != 0 {
 		return status, msg
 	}
 	if status, msg := x.buildRequest(); status != 0 {
 		return status, msg
 	}
-	return x.accountBody()
+	return b.Prepare(c)
 }
 
 // buildRequest is buildAttempt's request for any provider.
@@ -291,34 +205,13 @@ func (x *exchange) buildSorted() (status int, msg string) {
 	return 0, ""
 }
 
-// detach copies what later attempts need from the client's request, so
-// they can run after the handler handed x off (keep-alive streams).
-func (x *exchange) detach() {
-	x.ctx.Request.Header.CopyTo(&x.try.clientHdr)
-	x.try.query = append(x.try.query[:0], x.ctx.URI().QueryString()...)
-	x.try.detached = true
-}
-
-// clientHeader is the client's request header (a copy once detached).
-func (x *exchange) clientHeader() *fasthttp.RequestHeader {
-	if x.try.detached {
-		return &x.try.clientHdr
-	}
-	return &x.ctx.Request.Header
-}
-
-// clientQuery is the client's query string (a copy once detached).
-func (x *exchange) clientQuery() []byte {
-	if x.try.detached {
-		return x.try.query
-	}
-	return x.ctx.URI().QueryString()
-}
-
-// attempts calls the upstream, failing over while a failed attempt has a
-// successor; it returns the last call's error (nil: x.upResp holds the
-// response headers to answer with).
+// attempts calls the upstream, failing over while the plan has a
+// candidate for a failed attempt; it returns the last call's error (nil:
+// x.upResp holds the response headers to answer with).
 func (x *exchange) attempts() error {
+	if x.try.plan.Candidate().Target.Provider == nil {
+		x.try.plan.Begin(x.planRequest()) // a forwarded count: one attempt on its target
+	}
 	for {
 		err := x.call()
 		x.try.attempts++
@@ -331,134 +224,60 @@ func (x *exchange) attempts() error {
 			status = x.upResp.StatusCode()
 		}
 		x.try.answered = status == fasthttp.StatusOK
-		b, reason := x.backoff(err, status)
-		b, reason = x.accountAttempt(err, status, b, reason)
-		if reason == "" {
-			if status < 300 && x.try.cred != nil {
-				x.target.Provider.Cooldowns().Recover(x.try.cred.ID, x.try.model)
+		v := failover.Classify(&x.s.cfg.Failover, x.outcome(err, status))
+		v = x.judge(err, status, v)
+		if !v.Failed() {
+			if status < 300 {
+				x.try.plan.Succeeded()
 			}
 			return err
 		}
 		now := x.s.now().UnixNano()
-		x.rest(err, now, b, &reason)
-		if x.try.attempts >= x.s.cfg.Failover.MaxAttempts || now >= x.try.deadline || x.try.abandoned.Load() || !x.advance(now) {
+		cooled, retry := x.try.plan.Fail(v, now, x.try.attempts, x.s.cfg.Failover.MaxAttempts)
+		if cooled {
+			x.s.metrics.Cooldown(v.Reason)
+		}
+		if !retry || x.try.abandoned.Load() || !x.advance(now) {
 			return err
 		}
-		x.s.metrics.Failover(reason)
+		x.s.metrics.Failover(v.Reason)
 	}
 }
 
-// rest rests what a failed attempt showed to be failing. A connection
-// that could not be made (DNS, refused, TLS, proxy, connect timeout) says
-// nothing about the credential: the provider is down for all of them, so
-// every credential of it rests for the model and the request moves to the
-// next provider. A full connection pool (slipstream's own limit) or a
-// compressed stream (a provider setting) rests nothing and moves on to the
-// next provider. Anything else rests the attempt's credential.
-func (x *exchange) rest(err error, now int64, b provider.Backoff, reason *string) {
-	p := x.target.Provider
-	cause := upstream.CauseOther
+// outcome is what the call that returned err (or answered status) showed.
+func (x *exchange) outcome(err error, status int) failover.Outcome {
 	if err != nil {
-		cause = upstream.Classify(err)
+		return failover.Outcome{Failed: true, Cause: upstream.Classify(err)}
 	}
-	switch cause {
-	case upstream.CausePoolFull, upstream.CauseEncoding:
-		x.try.tried = ^uint64(0)
-		if cause == upstream.CausePoolFull {
-			*reason = reasonPoolFull
-		}
-		return
+	o := failover.Outcome{Status: status}
+	if status == fasthttp.StatusTooManyRequests {
+		o.RetryAfter, o.HasRetryAfter = failover.RetryAfter(x.upResp.Header.Peek("Retry-After"), x.s.now())
 	}
-	if connectFailed(cause) {
-		x.try.tried = ^uint64(0)
-		for i := range p.Credentials() {
-			p.Cooldowns().Cool(p.Credentials()[i].ID, x.try.model, now, b)
-		}
-		x.s.metrics.Cooldown(*reason)
-		return
-	}
-	if x.try.cred != nil {
-		p.Cooldowns().Cool(x.try.cred.ID, x.try.model, now, b)
-		x.s.metrics.Cooldown(*reason)
-	}
+	return o
 }
 
-// advance prepares the next attempt on the next usable candidate and
-// then discards the failed response. False leaves the failed response
-// (and the target it came from) in place for the client.
+// advance builds the request for the plan's next candidate that can take
+// it, then discards the failed response. False leaves the failed
+// response, and the target it came from, in place for the client.
 func (x *exchange) advance(now int64) bool {
-	saved, savedModel, savedCred, savedTried := x.target, x.upModel, x.try.cred, x.try.tried
-	for {
-		if x.pickOn(now) {
-			if status, _ := x.buildAttempt(); status == 0 {
-				break
-			}
-			// This candidate cannot take the request (no translation
-			// to its dialect): move on.
-			x.try.tried = ^uint64(0)
-			continue
+	p := &x.try.plan
+	for p.Next(now) {
+		x.aim(p.Candidate())
+		if status, _ := x.buildAttempt(); status == 0 {
+			p.Commit()
+			x.closeUpstream(errFailover)
+			x.upResp.Reset()
+			return true
 		}
-		if !x.nextTarget() {
-			x.target, x.upModel, x.try.cred, x.try.tried = saved, savedModel, savedCred, savedTried
-			return false
-		}
+		p.Skip() // no translation to its dialect, or its backend refuses the request
 	}
-	x.closeUpstream(errFailover)
-	x.upResp.Reset()
-	return true
+	x.aim(p.Candidate()) // the attempted one
+	return false
 }
 
 // errFailover ends a failed upstream response that a next attempt
 // replaces.
 var errFailover = errors.New("the attempt failed over to another credential")
-
-// Failure reasons, for metrics (failovers and cooldowns by reason).
-const (
-	reasonConnect     = "connect"
-	reasonServerError = "server_error"
-	reasonRateLimited = "rate_limited"
-	reasonAuth        = "unauthorized"
-	reasonPoolFull    = "pool_full"
-)
-
-// backoff classifies an attempt: reason is "" when it did not fail (no
-// rest, no failover), else why, and b how long the credential rests.
-func (x *exchange) backoff(err error, status int) (b provider.Backoff, reason string) {
-	f := &x.s.cfg.Failover
-	switch {
-	case err != nil && connectFailed(upstream.Classify(err)):
-		return connectBackoff(f), reasonConnect
-	case err != nil:
-		return provider.Backoff{Base: f.ServerError.D()}, reasonConnect
-	case status >= 500:
-		return provider.Backoff{Base: f.ServerError.D()}, reasonServerError
-	case status == fasthttp.StatusTooManyRequests:
-		if d, ok := retryAfter(x.upResp.Header.Peek("Retry-After"), x.s.now()); ok {
-			return provider.Backoff{Base: d, Max: f.RateLimitedMax.D()}, reasonRateLimited
-		}
-		return provider.Backoff{Base: f.RateLimited.D(), Max: f.RateLimitedMax.D(), Exponential: true}, reasonRateLimited
-	case status == fasthttp.StatusUnauthorized || status == fasthttp.StatusForbidden:
-		return provider.Backoff{Base: f.Unauthorized.D()}, reasonAuth
-	}
-	return provider.Backoff{}, ""
-}
-
-// retryAfter parses a Retry-After value: delay seconds or an HTTP date.
-func retryAfter(v []byte, now time.Time) (time.Duration, bool) {
-	if len(v) == 0 {
-		return 0, false
-	}
-	if n, err := fasthttp.ParseUint(v); err == nil {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := fasthttp.ParseHTTPDate(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
-	}
-	return 0, false
-}
 
 // forward sends the request to x.target, same dialect or translated, with
 // failover (see attempts). It reports whether x was handed off.
@@ -468,40 +287,9 @@ func (s *Server) forward(x *exchange) bool {
 		return false
 	}
 	if x.stream && s.keepalive() > 0 {
-		x.detach()
 		return s.callWithKeepalive(x, x.translated)
 	}
 	return x.afterCall(x.attemptsWatched())
-}
-
-// sessionHeaders name a conversation: Claude Code's, then Codex's (it has
-// sent both spellings).
-var sessionHeaders = [...]string{"X-Claude-Code-Session-Id", "Session-Id", "Session_id"}
-
-// sessionHash names the request's conversation for affinity: the
-// provider's affinity_header, a client's session header, Claude Code's
-// metadata.user_id or Codex's prompt_cache_key; 0 when there is none.
-func (x *exchange) sessionHash() uint64 {
-	h := x.clientHeader()
-	if name := x.target.Provider.Config.AffinityHeader; name != "" {
-		if v := h.Peek(name); len(v) > 0 {
-			return provider.Hash(v)
-		}
-	}
-	for _, name := range sessionHeaders {
-		if v := h.Peek(name); len(v) > 0 {
-			return provider.Hash(v)
-		}
-	}
-	if codec.IsObject(x.try.meta) {
-		if v := codec.Member(x.try.meta, "user_id"); len(v) > 0 {
-			return provider.Hash(v)
-		}
-	}
-	if len(x.try.cacheKey) > 0 {
-		return provider.Hash(x.try.cacheKey)
-	}
-	return 0
 }
 
 // crossDialect reports whether reg's providers speak more than one

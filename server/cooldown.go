@@ -5,27 +5,7 @@ import (
 
 	"slipstream/server/config"
 	"slipstream/server/provider"
-	"slipstream/server/upstream"
 )
-
-// connectFailed reports whether a call failed before a connection to the
-// provider was made: that says the provider (or the way to it) is down,
-// not that a credential is bad.
-func connectFailed(c upstream.Cause) bool {
-	switch c {
-	case upstream.CauseDNS, upstream.CauseRefused, upstream.CauseTLS, upstream.CauseProxy, upstream.CauseConnectTimeout:
-		return true
-	}
-	return false
-}
-
-// connectBackoff is the rest after a connection that could not be made:
-// failover.connect_error, doubling with each consecutive failure of the
-// pair, at most failover.server_error. A provider that restarts is used
-// again a second later; one that stays down is tried ever less often.
-func connectBackoff(f *config.Failover) provider.Backoff {
-	return provider.Backoff{Base: f.ConnectError.D(), Max: f.ServerError.D(), Exponential: true}
-}
 
 // forgetMoved ends the rests of every credential of a provider that next
 // reaches differently from old (providerChanged): what made them fail

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"slipstream/server/config"
+	"slipstream/server/failover"
 	"slipstream/server/provider"
 )
 
@@ -61,7 +62,7 @@ func TestConnectBackoff(t *testing.T) {
 		if fo.ServerError != 0 {
 			cfg.Failover.ServerError = fo.ServerError
 		}
-		b := connectBackoff(&cfg.Failover)
+		b := failover.ConnectBackoff(&cfg.Failover)
 		l := provider.NewLocal()
 		for i, w := range want {
 			if got := time.Duration(l.Cool(1, 2, 0, b)); got != w {

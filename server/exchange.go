@@ -197,7 +197,7 @@ func (x *exchange) release() {
 	x.callErr = nil
 	x.bodyTail.reset(-1)
 	x.splice = modelSplice{}
-	x.try.reset()
+	x.try.Reset()
 	x.decoded = false
 	exchangePool.Put(x)
 }

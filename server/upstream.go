@@ -80,16 +80,16 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 		if x.counting {
 			url = append(url, "/count_tokens"...) // Anthropic: /v1/messages/count_tokens
 		}
-		if q := x.clientQuery(); copyHeaders && len(q) > 0 {
-			url = appendForwardedQuery(url, q, p.Dialect)
+		if copyHeaders {
+			url = append(url, x.client().query...) // the client dialect's parameters: p speaks it
 		}
 	}
 	uri.UpdateBytes(url)
 	x.out = url[:0]
 	if copyHeaders {
-		upstream.CopyRequestHeaders(&r.Header, x.clientHeader(), x.s.fwd[p.Dialect])
+		x.client().appendHeaders(&r.Header) // the client dialect's forward list: p speaks it
 	} else {
-		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.clientHeader().UserAgent())
+		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.client().ua)
 		r.Header.SetUserAgentBytes(ua)
 		x.out = ua[:0]
 	}
@@ -183,31 +183,14 @@ func (x *exchange) checkPathModel() bool {
 // header at all.
 func (x *exchange) setCredential() {
 	p := x.target.Provider
-	h := &x.upReq.Header
 	cred := x.try.cred
 	if cred == nil { // a forwarded count: one attempt, on a credential that is not resting if any
 		if cred, _ = p.Pick(provider.Hash(x.upModel), 0, 0, x.s.now().UnixNano()); cred == nil {
 			cred = p.Next()
 		}
 	}
-	if p.IsAccount() {
-		x.setAccountCredential(cred)
-		return
-	}
-	if cred == nil {
-		return
-	}
-	switch p.Kind {
-	case config.KindAnthropic:
-		h.Set("X-Api-Key", cred.Secret)
-		if len(h.Peek("Anthropic-Version")) == 0 {
-			h.Set("Anthropic-Version", "2023-06-01")
-		}
-	case config.KindGemini:
-		h.Set("X-Goog-Api-Key", cred.Secret)
-	default:
-		h.Set("Authorization", "Bearer "+cred.Secret)
-	}
+	b, c := x.backend()
+	b.Sign(c, cred)
 }
 
 // call sends x.upReq and waits for the response headers. A request that

@@ -18,15 +18,16 @@ type Gate interface {
 }
 
 // SetAccounts makes p's credentials the named accounts (an account
-// provider's, matched under accounts_dir), judged by g. The credential's
-// Secret is empty: the request path asks the account manager for the
-// current token. It is called once, while the registry is built.
-func (p *Provider) SetAccounts(names []string, g Gate) {
+// provider's, matched under accounts_dir), judged by g and served by b.
+// The credential's Secret is empty: b signs each request with the
+// account's current token. It is called once, while the registry is
+// built.
+func (p *Provider) SetAccounts(names []string, g Gate, b Backend) {
 	p.creds = p.creds[:0]
 	for i, n := range names {
 		p.creds = append(p.creds, Credential{Name: n, Index: i, ID: HashString(p.Name + "\x00account\x00" + n)})
 	}
-	p.gate = g
+	p.gate, p.backend = g, b
 	if p.strategy == "weighted" {
 		w := make([]int, len(names))
 		for i := range w {

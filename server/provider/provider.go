@@ -31,7 +31,8 @@ type Provider struct {
 	wheel    []uint16 // credential indices in weighted order (strategy weighted)
 	cool     Cooldowns
 	affinity bool
-	gate     Gate // accounts: usability beyond the cooldown table, or nil
+	gate     Gate    // accounts: usability beyond the cooldown table, or nil
+	backend  Backend // accounts: how requests are signed and answers read, or nil (KeyBackend)
 }
 
 // New builds a Provider from its configuration.

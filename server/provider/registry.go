@@ -26,6 +26,8 @@ type Registry struct {
 	configured string                 // what is configured, clipped, for 404s
 	fallbacks  map[string][]Target    // per client-facing model (config fallbacks)
 	cool       Cooldowns
+	affinity   bool     // some provider keeps conversations on a credential
+	affHeaders []string // the affinity_header names of those providers, once each
 }
 
 // Target is where a request goes: a provider and the model name to send it.
@@ -94,8 +96,31 @@ func NewRegistry(c *config.Config) *Registry {
 	}
 	r.sortRules()
 	r.configured = r.describe()
+	r.noteAffinity()
 	return r
 }
+
+// noteAffinity records whether a provider has affinity, and the distinct
+// headers they name conversations by.
+func (r *Registry) noteAffinity() {
+	for _, p := range r.providers {
+		if !p.Affinity() {
+			continue
+		}
+		r.affinity = true
+		if h := p.Config.AffinityHeader; h != "" && !slices.Contains(r.affHeaders, h) {
+			r.affHeaders = append(r.affHeaders, h)
+		}
+	}
+}
+
+// HasAffinity reports whether a provider of r keeps a conversation on
+// one credential (strategy affinity).
+func (r *Registry) HasAffinity() bool { return r.affinity }
+
+// AffinityHeaders names the affinity_header of r's providers with
+// affinity, each once. The slice is r's; callers must not modify it.
+func (r *Registry) AffinityHeaders() []string { return r.affHeaders }
 
 // sortRules orders the patterns most specific first, aliases before
 // providers among equals, configuration order kept otherwise, and marks
