@@ -75,3 +75,20 @@ func lastDelta(d codec.Dialect, evs []sseEvent) int {
 	}
 	return k
 }
+
+// TestTailsForAllocs: picking a same-dialect tail and watching an event
+// with it cost no allocation.
+func TestTailsForAllocs(t *testing.T) {
+	var ts Tails
+	model := []byte("gpt-x")
+	data := []byte(`{"type":"response.output_text.delta","sequence_number":3,"delta":"hi"}`)
+	name := []byte("response.output_text.delta")
+	for d := range codec.Dialect(codec.NumDialects) {
+		allocs := testing.AllocsPerRun(100, func() {
+			ts.For(d, model, 1).Observe(name, data)
+		})
+		if allocs != 0 {
+			t.Errorf("%v: %.1f allocs", d, allocs)
+		}
+	}
+}

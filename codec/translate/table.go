@@ -25,6 +25,8 @@ type dialect struct {
 	appendError func(dst []byte, e *codec.Error) []byte
 	// checkStream validates a whole client stream of the dialect (tests).
 	checkStream func(stream []byte) error
+	// tail picks and resets the dialect's Tail in a Tails (Tails.For).
+	tail func(t *Tails, model []byte, created int64) Tail
 }
 
 // dialects is the route -> translator table, indexed by codec.Dialect.
@@ -39,6 +41,7 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   anthropic.DecodeError,
 		appendError:   anthropic.AppendErrorObject,
 		checkStream:   anthropic.CheckStream,
+		tail:          anthropicTail,
 	},
 	codec.DialectChat: {
 		decodeRequest: openai.DecodeChatRequest,
@@ -48,6 +51,7 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   openai.DecodeError,
 		appendError:   openai.AppendErrorObject,
 		checkStream:   openai.CheckChatStream,
+		tail:          chatTail,
 	},
 	codec.DialectResponses: {
 		decodeRequest: openai.DecodeResponsesRequest,
@@ -57,6 +61,7 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   openai.DecodeError,
 		appendError:   openai.AppendErrorObject,
 		checkStream:   openai.CheckResponsesStream,
+		tail:          responsesTail,
 	},
 	codec.DialectGemini: {
 		decodeRequest: gemini.DecodeRequest,
@@ -66,6 +71,7 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   gemini.DecodeError,
 		appendError:   gemini.AppendErrorObject,
 		checkStream:   gemini.CheckStream,
+		tail:          geminiTail,
 	},
 }
 
