@@ -92,3 +92,20 @@ func TestTailsForAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyUsageAllocs: reading a body's usage costs no allocation.
+func TestBodyUsageAllocs(t *testing.T) {
+	body := []byte(`{"choices":[{"message":{"content":"hi"}}],"usage":{"prompt_tokens":12,"completion_tokens":3,"completion_tokens_details":{"reasoning_tokens":1}}}`)
+	gem := []byte(`{"candidates":[],"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":3}}`)
+	for d := range codec.Dialect(codec.NumDialects) {
+		b := body
+		if d == codec.DialectGemini {
+			b = gem
+		}
+		var u codec.Usage
+		allocs := testing.AllocsPerRun(100, func() { u = BodyUsage(d, b) })
+		if allocs != 0 || !u.Known {
+			t.Errorf("%v: %.1f allocs, usage %+v", d, allocs, u)
+		}
+	}
+}

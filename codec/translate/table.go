@@ -27,6 +27,10 @@ type dialect struct {
 	checkStream func(stream []byte) error
 	// tail picks and resets the dialect's Tail in a Tails (Tails.For).
 	tail func(t *Tails, model []byte, created int64) Tail
+	// usageKey names the member of a response body that holds its usage
+	// (quoted); readUsage reads that object (BodyUsage).
+	usageKey  []byte
+	readUsage func(obj []byte) codec.Usage
 }
 
 // dialects is the route -> translator table, indexed by codec.Dialect.
@@ -42,6 +46,8 @@ var dialects = [codec.NumDialects]dialect{
 		appendError:   anthropic.AppendErrorObject,
 		checkStream:   anthropic.CheckStream,
 		tail:          anthropicTail,
+		usageKey:      keyUsage,
+		readUsage:     anthropic.ReadUsage,
 	},
 	codec.DialectChat: {
 		decodeRequest: openai.DecodeChatRequest,
@@ -52,6 +58,8 @@ var dialects = [codec.NumDialects]dialect{
 		appendError:   openai.AppendErrorObject,
 		checkStream:   openai.CheckChatStream,
 		tail:          chatTail,
+		usageKey:      keyUsage,
+		readUsage:     openai.ReadChatUsage,
 	},
 	codec.DialectResponses: {
 		decodeRequest: openai.DecodeResponsesRequest,
@@ -62,6 +70,8 @@ var dialects = [codec.NumDialects]dialect{
 		appendError:   openai.AppendErrorObject,
 		checkStream:   openai.CheckResponsesStream,
 		tail:          responsesTail,
+		usageKey:      keyUsage,
+		readUsage:     openai.ReadResponsesUsage,
 	},
 	codec.DialectGemini: {
 		decodeRequest: gemini.DecodeRequest,
@@ -72,6 +82,8 @@ var dialects = [codec.NumDialects]dialect{
 		appendError:   gemini.AppendErrorObject,
 		checkStream:   gemini.CheckStream,
 		tail:          geminiTail,
+		usageKey:      keyUsageMetadata,
+		readUsage:     gemini.ReadUsage,
 	},
 }
 
