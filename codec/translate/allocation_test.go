@@ -109,3 +109,14 @@ func TestBodyUsageAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayStreamAllocs: framing an event into the array form costs no
+// allocation once the buffers are grown.
+func TestArrayStreamAllocs(t *testing.T) {
+	var a ArrayStream
+	ev := []byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}]}}]}\n\n")
+	a.Frame(ev)
+	if allocs := testing.AllocsPerRun(100, func() { a.Frame(ev) }); allocs != 0 {
+		t.Errorf("%.1f allocs per event", allocs)
+	}
+}
