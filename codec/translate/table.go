@@ -31,6 +31,9 @@ type dialect struct {
 	// (quoted); readUsage reads that object (BodyUsage).
 	usageKey  []byte
 	readUsage func(obj []byte) codec.Usage
+	// sentinel is the data of the dialect's terminal event when it is not
+	// JSON (Chat's [DONE]), else nil (ValidRelayed).
+	sentinel []byte
 }
 
 // dialects is the route -> translator table, indexed by codec.Dialect.
@@ -60,6 +63,7 @@ var dialects = [codec.NumDialects]dialect{
 		tail:          chatTail,
 		usageKey:      keyUsage,
 		readUsage:     openai.ReadChatUsage,
+		sentinel:      done,
 	},
 	codec.DialectResponses: {
 		decodeRequest: openai.DecodeResponsesRequest,
