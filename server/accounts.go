@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/translate"
 	"slipstream/pool"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
@@ -209,7 +210,7 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 		m.Observe(name, accounts.ReadSignal(typ, status, hdr, nil, now))
 		if status == fasthttp.StatusOK && x.isEventStream() && x.try.aggregate {
 			if data := x.aggregateStream(); data != nil {
-				body, st := streamErrorBody(data)
+				body, st := translate.ErrorSignal(data)
 				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
 				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
 			}
@@ -217,7 +218,7 @@ func (x *exchange) accountAttempt(err error, status int, b provider.Backoff, rea
 			if data := x.peekStreamError(); data != nil {
 				// An error inside a 200 stream, before the first byte
 				// reached the client: fail over like any error.
-				body, st := streamErrorBody(data)
+				body, st := translate.ErrorSignal(data)
 				x.s.log.Printf("accounts: %s answered 200 with an error event (as status %d)", name, st)
 				return x.accountFailed(name, typ, st, hdr, body, now, provider.Backoff{Base: x.s.cfg.Failover.ServerError.D()}, "5xx")
 			}

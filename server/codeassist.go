@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/sse"
 	"slipstream/pool"
 )
 
@@ -129,7 +130,7 @@ func (u *unwrapReader) next() bool {
 		return false
 	}
 	ev := u.in[:end]
-	u.data = appendEventData(u.data[:0], ev)
+	u.data = sse.AppendRawData(u.data[:0], ev)
 	if data := u.data; len(data) > 0 {
 		if r := gjson.GetBytes(data, "response"); r.Exists() && r.IsObject() {
 			u.out = append(u.out, "data: "...)
