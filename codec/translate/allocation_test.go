@@ -120,3 +120,25 @@ func TestArrayStreamAllocs(t *testing.T) {
 		t.Errorf("%.1f allocs per event", allocs)
 	}
 }
+
+// loopSource repeats b forever, whole per Read.
+type loopSource struct{ b []byte }
+
+func (l *loopSource) Read(p []byte) (int, error) { return copy(p, l.b), nil }
+
+// TestCodeAssistReaderAllocs: unwrapping one more Code Assist event costs
+// no allocation once the buffers are grown.
+func TestCodeAssistReaderAllocs(t *testing.T) {
+	ev := []byte("data: {\"response\":{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}]}}]},\"traceId\":\"t\"}\r\n\r\n")
+	var r CodeAssistReader
+	r.Reset(&loopSource{ev})
+	p := make([]byte, 4096)
+	for range 100 {
+		if _, err := r.Read(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if allocs := testing.AllocsPerRun(200, func() { _, _ = r.Read(p) }); allocs != 0 {
+		t.Errorf("%.1f allocs per read", allocs)
+	}
+}
