@@ -37,6 +37,10 @@ func (m *Members) Next() (key, val []byte, ok bool) {
 		return nil, nil, false
 	}
 	e := StringEnd(m.b, i)
+	if e >= len(m.b) { // a key never closed: the bytes were cut short
+		m.i = len(m.b)
+		return nil, nil, false
+	}
 	key = m.b[i+1 : e]
 	i = SkipWS(m.b, e+1)
 	if i < len(m.b) && m.b[i] == ':' {

@@ -68,3 +68,23 @@ func fmtList(s []string) string {
 	}
 	return out + "]"
 }
+
+// TestMembersCutShort: an object cut inside a key (bytes not checked
+// valid, such as the end of a body found from its last bytes) yields the
+// members before the cut and stops, without a panic.
+func TestMembersCutShort(t *testing.T) {
+	f := func(raw string, keys int) {
+		t.Helper()
+		m := ObjectMembers([]byte(raw))
+		n := 0
+		for _, _, ok := m.Next(); ok; _, _, ok = m.Next() {
+			n++
+		}
+		if n != keys {
+			t.Errorf("%s: %d members, want %d", raw, n, keys)
+		}
+	}
+	f(`{"0}`, 0)
+	f(`{"a":1,"b`, 1)
+	f(`{"a":1,"b":2}`, 2)
+}

@@ -1,14 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"io"
-	"strconv"
 
-	"github.com/tidwall/gjson"
-	"github.com/valyala/fasthttp"
-
-	"slipstream/codec"
+	"slipstream/codec/sse"
+	"slipstream/codec/translate"
 )
 
 // peekReader is an account answer's body with bytes slipstream already
@@ -66,8 +62,8 @@ func (x *exchange) peekStreamError() []byte {
 	p.r, p.attempt, p.on = r, x.try.attempts, true
 	var buf [4096]byte
 	for len(p.pre) < 64<<10 {
-		if ev, ok := firstEvent(p.pre); ok {
-			return streamError(ev)
+		if ev, ok := sse.FirstEvent(p.pre); ok {
+			return translate.StreamError(ev)
 		}
 		n, err := r.Read(buf[:])
 		p.pre = append(p.pre, buf[:n]...)
@@ -75,86 +71,8 @@ func (x *exchange) peekStreamError() []byte {
 			break
 		}
 	}
-	ev, _ := firstEvent(append(p.pre, '\n', '\n'))
-	return streamError(ev)
-}
-
-// firstEvent returns the first SSE event in b that is not a comment, and
-// whether one is complete.
-func firstEvent(b []byte) ([]byte, bool) {
-	for {
-		b = bytes.TrimLeft(b, "\r\n")
-		end := bytes.Index(b, []byte("\n\n"))
-		if e := bytes.Index(b, []byte("\r\n\r\n")); e >= 0 && (end < 0 || e < end) {
-			end = e
-		}
-		if end < 0 {
-			return nil, false
-		}
-		ev := b[:end]
-		if len(ev) > 0 && ev[0] != ':' {
-			return ev, true
-		}
-		b = b[end:]
-	}
-}
-
-// streamError returns the JSON data of an error event, else nil.
-func streamError(ev []byte) []byte {
-	var name, data []byte
-	for _, line := range bytes.Split(ev, []byte("\n")) {
-		line = bytes.TrimRight(line, "\r")
-		if v, ok := bytes.CutPrefix(line, []byte("event:")); ok {
-			name = bytes.TrimSpace(v)
-		} else if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			data = bytes.TrimSpace(v)
-		}
-	}
-	typ := gjson.GetBytes(data, "type").String()
-	if string(name) == "error" || typ == "error" || typ == "response.failed" {
-		if len(data) == 0 {
-			data = []byte(`{}`)
-		}
-		return data
-	}
-	return nil
-}
-
-// streamErrorBody turns an in-stream error event's data into an error
-// body the quota readers understand ({"error":{type, message, resets}})
-// and the status it stands for: 429 for a usage or rate limit, 502
-// otherwise.
-func streamErrorBody(data []byte) ([]byte, int) {
-	get := func(paths ...string) gjson.Result {
-		for _, p := range paths {
-			if r := gjson.GetBytes(data, p); r.Exists() && r.String() != "" {
-				return r
-			}
-		}
-		return gjson.Result{}
-	}
-	code := get("error.type", "error.code", "code", "response.error.code", "response.error.type").String()
-	msg := get("error.message", "message", "response.error.message").String()
-	b := append([]byte(`{"error":{"type":`), codec.AppendQuotedString(nil, code)...)
-	b = append(b, `,"message":`...)
-	b = append(b, codec.AppendQuotedString(nil, msg)...)
-	if r := get("error.resets_at", "resets_at", "response.error.resets_at"); r.Exists() {
-		b = append(b, `,"resets_at":`...)
-		b = strconv.AppendInt(b, r.Int(), 10)
-	}
-	if r := get("error.resets_in_seconds", "resets_in_seconds", "response.error.resets_in_seconds"); r.Exists() {
-		b = append(b, `,"resets_in_seconds":`...)
-		b = strconv.AppendInt(b, r.Int(), 10)
-	}
-	b = append(b, "}}"...)
-	status := fasthttp.StatusBadGateway
-	switch code {
-	case "usage_limit_reached", "rate_limit_exceeded", "rate_limit_error", "insufficient_quota":
-		status = fasthttp.StatusTooManyRequests
-	case "overloaded_error", "server_is_overloaded":
-		status = fasthttp.StatusServiceUnavailable
-	}
-	return b, status
+	ev, _ := sse.FirstEvent(append(p.pre, '\n', '\n'))
+	return translate.StreamError(ev)
 }
 
 // maxAggregate bounds a stream read whole for a non-streamed client.
@@ -176,32 +94,9 @@ func (x *exchange) aggregateStream() []byte {
 	if err != nil {
 		return []byte(`{"type":"error","error":{"type":"server_error","message":"the account's stream broke before it ended"}}`)
 	}
-	var final []byte
-	var items [][]byte
-	for len(raw) > 0 {
-		ev, ok := firstEvent(raw)
-		if !ok {
-			break
-		}
-		raw = raw[bytes.Index(raw, ev)+len(ev):]
-		if data := streamError(ev); data != nil {
-			return data
-		}
-		data := eventData(ev)
-		switch gjson.GetBytes(data, "type").String() {
-		case "response.output_item.done":
-			items = append(items, []byte(gjson.GetBytes(data, "item").Raw))
-		case "response.completed", "response.incomplete":
-			final = []byte(gjson.GetBytes(data, "response").Raw)
-		}
-	}
-	if len(final) == 0 {
-		return []byte(`{"type":"error","error":{"type":"server_error","message":"the account's stream ended without its final response"}}`)
-	}
-	if out := gjson.GetBytes(final, "output"); len(items) > 0 && (!out.Exists() || len(out.Array()) == 0) {
-		arr := append([]byte{'['}, bytes.Join(items, []byte{','})...)
-		arr = append(arr, ']')
-		final = setMember(final, "output", arr)
+	final, errData := translate.AggregateResponses(raw)
+	if errData != nil {
+		return errData
 	}
 	x.upResp.Header.SetContentType("application/json")
 	x.upResp.SetBody(final)
@@ -210,50 +105,4 @@ func (x *exchange) aggregateStream() []byte {
 	p.reset()
 	p.pre, p.attempt, p.on = append(p.pre[:0], final...), x.try.attempts, true
 	return nil
-}
-
-// eventData is the joined data of one SSE event.
-func eventData(ev []byte) []byte { return appendEventData(nil, ev) }
-
-// appendEventData appends the joined data lines of one SSE event to dst.
-func appendEventData(dst, ev []byte) []byte {
-	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		if v, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
-			dst = append(dst, bytes.TrimSpace(v)...)
-		}
-	}
-	return dst
-}
-
-// setMember returns obj with member key's value replaced by val (added
-// when absent), in one pass over obj.
-func setMember(obj []byte, key string, val []byte) []byte {
-	out := make([]byte, 0, len(obj)+len(val))
-	out = append(out, '{')
-	m := codec.ObjectMembers(obj)
-	for {
-		k, v, ok := m.Next()
-		if !ok {
-			break
-		}
-		if string(k) == key {
-			continue
-		}
-		out = append(out, '"')
-		out = append(out, k...)
-		out = append(out, '"', ':')
-		out = append(out, v...)
-		out = append(out, ',')
-	}
-	out = append(out, '"')
-	out = append(out, key...)
-	out = append(out, '"', ':')
-	out = append(out, val...)
-	return append(out, '}')
 }

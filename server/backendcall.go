@@ -4,6 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/translate"
 	"slipstream/pool"
 	"slipstream/server/accounts"
 	"slipstream/server/failover"
@@ -110,6 +111,6 @@ func (c *backendCall) StreamError() (body []byte, status int, ok bool) {
 	if data == nil {
 		return nil, 0, false
 	}
-	body, status = streamErrorBody(data)
+	body, status = translate.ErrorSignal(data)
 	return body, status, true
 }

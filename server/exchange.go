@@ -8,9 +8,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
-	"slipstream/codec/anthropic"
-	"slipstream/codec/gemini"
-	"slipstream/codec/openai"
 	"slipstream/codec/sse"
 	"slipstream/codec/translate"
 	"slipstream/pool"
@@ -93,8 +90,8 @@ type exchange struct {
 	// Usage and timings for the access log and metrics (usage.go,
 	// access.go).
 	usage    codec.Usage
-	sameTail tail  // the tail relaySame watched with, or nil
-	estOut   int64 // output tokens counted locally while no usage was known
+	sameTail translate.Tail // the tail relaySame watched with, or nil
+	estOut   int64          // output tokens counted locally while no usage was known
 	bodyTail bodyTail
 	id       requestID
 	start    time.Time // the handler's start
@@ -116,10 +113,7 @@ type exchange struct {
 	lastWrite time.Time       // when the last write deadline was set
 	watch     watcher
 
-	anthropicTail anthropic.Tail
-	chatTail      openai.ChatTail
-	responsesTail openai.ResponsesTail
-	geminiTail    gemini.Tail
+	tails translate.Tails // the same-dialect stream watchers, one per dialect
 }
 
 var exchangePool sync.Pool
@@ -212,40 +206,10 @@ func (x *exchange) leaveEarly() {
 	}
 }
 
-// tail is the same-dialect stream watcher for the client's dialect.
-type tail interface {
-	Reset()
-	Observe(name, data []byte)
-	Done() bool
-	Usage() codec.Usage
-	Text() []byte
-	AppendError(dst []byte, e *codec.Error) []byte
-}
-
-var (
-	_ tail = (*anthropic.Tail)(nil)
-	_ tail = (*openai.ChatTail)(nil)
-	_ tail = (*openai.ResponsesTail)(nil)
-	_ tail = (*gemini.Tail)(nil)
-)
-
-func (x *exchange) tail() tail {
-	var t tail
-	switch x.rt.dialect {
-	case codec.DialectAnthropic:
-		t = &x.anthropicTail
-	case codec.DialectResponses:
-		t = &x.responsesTail
-	case codec.DialectGemini:
-		t = &x.geminiTail
-	default:
-		t = &x.chatTail
-	}
-	t.Reset()
-	if t == &x.responsesTail {
-		x.responsesTail.Begin(x.model, x.s.now().Unix())
-	}
-	return t
+// tail returns the same-dialect stream watcher for the client's dialect,
+// reset for a new stream.
+func (x *exchange) tail() translate.Tail {
+	return x.tails.For(x.rt.dialect, x.model, x.s.now().Unix())
 }
 
 // noCopy makes go vet flag copies of an exchange.

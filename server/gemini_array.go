@@ -4,7 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
-	"slipstream/codec/gemini"
+	"slipstream/codec/translate"
 )
 
 // geminiArray frames the stream of a Gemini :streamGenerateContent
@@ -17,8 +17,7 @@ import (
 // well-formed JSON value.
 type geminiArray struct {
 	on  bool
-	arr gemini.ArrayStream
-	out []byte
+	arr translate.ArrayStream
 }
 
 // startGeminiArray turns the framing on for a Gemini stream without
@@ -34,10 +33,7 @@ func (x *exchange) startGeminiArray(ctx *fasthttp.RequestCtx) {
 
 // frame returns the array bytes for the SSE bytes b (possibly none yet),
 // valid until the next call.
-func (g *geminiArray) frame(b []byte) []byte {
-	g.out = g.arr.AppendSSE(g.out[:0], b)
-	return g.out
-}
+func (g *geminiArray) frame(b []byte) []byte { return g.arr.Frame(b) }
 
 // close writes the array's end. The client may be gone: errors are
 // ignored, as the stream ends here anyway.
@@ -45,8 +41,7 @@ func (g *geminiArray) close(w streamWriter) {
 	if !g.on {
 		return
 	}
-	g.out = g.arr.AppendClose(g.out[:0])
-	if _, err := w.Write(g.out); err == nil {
+	if _, err := w.Write(g.arr.Close()); err == nil {
 		_ = w.Flush()
 	}
 }
@@ -55,5 +50,4 @@ func (g *geminiArray) close(w streamWriter) {
 func (g *geminiArray) reset() {
 	g.on = false
 	g.arr.Reset()
-	g.out = trimScratch(g.out)
 }

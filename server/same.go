@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/translate"
 	"slipstream/server/upstream"
 )
 
@@ -121,7 +122,7 @@ func (x *exchange) relaySame(w streamWriter) {
 		if ev.Partial {
 			break // cut off mid-event: never relay half an event
 		}
-		if !validRelayed(x.rt.dialect, &ev) {
+		if !translate.ValidRelayed(x.rt.dialect, &ev) {
 			readErr = errMalformedEvent // never relayed; the stream ends here
 			break
 		}

@@ -1,12 +1,7 @@
 package server
 
 import (
-	"bytes"
-
 	"slipstream/codec"
-	"slipstream/codec/anthropic"
-	"slipstream/codec/gemini"
-	"slipstream/codec/openai"
 	"slipstream/codec/translate"
 )
 
@@ -76,60 +71,6 @@ func (t *bodyTail) appendTo(dst []byte) []byte {
 	return append(dst, t.buf[:pos]...)
 }
 
-// usageMember returns the raw object of the last member named key (with
-// its quotes) in b, or nil. It looks from the end: a response's usage
-// follows its content, so text that happens to hold the key comes before.
-// A member cut by the window's start is not found.
-func usageMember(b, key []byte) []byte {
-	for end := len(b); ; {
-		i := bytes.LastIndex(b[:end], key)
-		if i < 0 {
-			return nil
-		}
-		end = i
-		if i > 0 && b[i-1] == '\\' {
-			continue // an escaped quote: inside a string
-		}
-		j := codec.SkipWS(b, i+len(key))
-		if j >= len(b) || b[j] != ':' {
-			continue
-		}
-		j = codec.SkipWS(b, j+1)
-		if j >= len(b) || b[j] != '{' {
-			continue
-		}
-		k := codec.ValueEnd(b, j)
-		if k > len(b) || b[k-1] != '}' {
-			return nil
-		}
-		return b[j:k]
-	}
-}
-
-var (
-	keyUsage         = []byte(`"usage"`)
-	keyUsageMetadata = []byte(`"usageMetadata"`)
-)
-
-// bodyUsage reads the usage of a whole response body (or its end) in
-// dialect d.
-func bodyUsage(d codec.Dialect, b []byte) codec.Usage {
-	if d == codec.DialectGemini {
-		return gemini.ReadUsage(usageMember(b, keyUsageMetadata))
-	}
-	obj := usageMember(b, keyUsage)
-	if obj == nil {
-		return codec.Usage{}
-	}
-	switch d {
-	case codec.DialectAnthropic:
-		return anthropic.ReadUsage(obj)
-	case codec.DialectResponses:
-		return openai.ReadResponsesUsage(obj)
-	}
-	return openai.ReadChatUsage(obj)
-}
-
 // settleUsage fills x.usage once the response is over: from the
 // translator, the same-dialect tail or the verbatim body's end, else a
 // local estimate for a successful generation. It runs in release, before
@@ -149,7 +90,7 @@ func (x *exchange) settleUsage() {
 			x.out = x.bodyTail.appendTo(x.out[:0])
 			b = x.out
 		}
-		x.usage = bodyUsage(x.rt.dialect, b)
+		x.usage = translate.BodyUsage(x.rt.dialect, b)
 	}
 	if !x.usage.Known && x.status == 200 && x.result == resultOK {
 		x.estimateUsage()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"slipstream/codec"
+	"slipstream/codec/translate"
 )
 
 // TestBodyUsage: the usage of a verbatim body is read from its last bytes
@@ -18,7 +19,7 @@ func TestBodyUsage(t *testing.T) {
 		for i := 0; i < len(body); i += 1000 { // fasthttp hands the body over in pieces
 			bt.write([]byte(body[i:min(i+1000, len(body))]))
 		}
-		got := bodyUsage(d, bt.appendTo(nil))
+		got := translate.BodyUsage(d, bt.appendTo(nil))
 		if got != want {
 			t.Fatalf("%v: got %+v, want %+v", d, got, want)
 		}
@@ -26,7 +27,7 @@ func TestBodyUsage(t *testing.T) {
 		for i := 0; i < len(body); i += 333 {
 			bt.write([]byte(body[i:min(i+333, len(body))]))
 		}
-		if got := bodyUsage(d, bt.appendTo(nil)); got != want {
+		if got := translate.BodyUsage(d, bt.appendTo(nil)); got != want {
 			t.Fatalf("%v chunked: got %+v, want %+v", d, got, want)
 		}
 	}

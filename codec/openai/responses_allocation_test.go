@@ -103,3 +103,30 @@ func TestResponsesEncoderAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameExpansionAllocs: reading a WebSocket frame and expanding it
+// into its HTTP body, chained or in place, allocate nothing once the
+// buffers are grown.
+func TestFrameExpansionAllocs(t *testing.T) {
+	frame := []byte(`{"type":"response.create","model":"m","previous_response_id":"r1","input":[{"type":"message","role":"user","content":"hi"}],` +
+		`"client_metadata":{"ws_request_header_x_a":"1","x-codex-turn-state":"s"}}`)
+	prevIn := []byte(`{"type":"message","role":"user","content":"before"}`)
+	var vals FrameVals
+	var e FrameExpansion
+	dst := e.AppendBody(nil, frame, prevIn, nil)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if _, ok := ParseFrame(frame, &vals); !ok {
+			t.Fatal("frame refused")
+		}
+		dst = e.AppendBody(dst[:0], frame, prevIn, nil)
+	}); allocs != 0 {
+		t.Errorf("chained: %.1f allocs", allocs)
+	}
+	buf := make([]byte, 0, len(frame)+FrameSlack)
+	if allocs := testing.AllocsPerRun(100, func() {
+		buf = append(buf[:0], frame...)
+		e.ExpandInPlace(buf[:cap(buf)], buf[:len(frame)], true)
+	}); allocs != 0 {
+		t.Errorf("in place: %.1f allocs", allocs)
+	}
+}

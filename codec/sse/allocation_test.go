@@ -3,6 +3,7 @@
 package sse
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,27 @@ func TestReaderNextAllocs(t *testing.T) {
 				t.Fatalf("%q in %d-byte reads: %.2f allocations per event, want 0", in, chunk, allocs)
 			}
 		}
+	}
+}
+
+// TestVerbatimAllocs: checking an event for the verbatim relay, on the
+// fast path and on the line-by-line one, allocates nothing.
+func TestVerbatimAllocs(t *testing.T) {
+	for _, raw := range []string{
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0}\n\n",
+		"id: 7\nevent: ping\ndata: {\"a\":\ndata: 1}\n\n",
+		"data: [DONE]\n\n",
+		": ping\n\n",
+	} {
+		var rd Reader
+		rd.Reset(strings.NewReader(raw))
+		ev, err := rd.Next()
+		if err != nil || !Verbatim(&ev, []byte("[DONE]")) {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { Verbatim(&ev, []byte("[DONE]")) }); allocs != 0 {
+			t.Errorf("%q: %.1f allocs", raw, allocs)
+		}
+		rd.Release()
 	}
 }

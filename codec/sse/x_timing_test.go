@@ -3,6 +3,7 @@ package sse
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -47,4 +48,37 @@ func BenchmarkReaderSmallEvents(b *testing.B) {
 	ev := append([]byte("data: "), bytes.Repeat([]byte("x"), 1024-8)...)
 	ev = append(ev, "\n\n"...)
 	benchFrame(b, bytes.Repeat(ev, 16<<10))
+}
+
+// BenchmarkVerbatim is the per-event cost of checking an upstream event
+// before a same-dialect relay writes it: a text delta as the dialects send
+// most, and a 16 KB tool-argument event.
+func BenchmarkVerbatim(b *testing.B) {
+	big := "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"" +
+		strings.Repeat(`{\"path\":\"/src/f.go\",\"text\":\"x\"}`, 16<<10/40) + "\"}}\n\n"
+	for _, c := range []struct {
+		name     string
+		sentinel []byte
+		raw      string
+	}{
+		{"anthropic_delta", nil, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"12345\"}}\n\n"},
+		{"chat_delta", []byte("[DONE]"), "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"},\"finish_reason\":null}]}\n\n"},
+		{"anthropic_16KB", nil, big},
+	} {
+		var rd Reader
+		rd.Reset(strings.NewReader(c.raw))
+		ev, err := rd.Next()
+		if err != nil || !Verbatim(&ev, c.sentinel) {
+			b.Fatalf("%s: %v", c.name, err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(ev.Raw)))
+			for i := 0; i < b.N; i++ {
+				if !Verbatim(&ev, c.sentinel) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
 }

@@ -3,6 +3,10 @@
 // and an upstream response, streamed or not, back into the client's dialect
 // (through codec.Event).
 //
-// Which reader, writer, decoder and encoder serve a dialect is written down
-// once, in the table in table.go. There is no registry and no init().
+// Which reader, writer, decoder, encoder, same-dialect tail and usage
+// reader serve a dialect is written down once, in the table in table.go.
+// There is no registry and no init(). The server reaches every dialect
+// through this package (it imports no dialect package), so the few
+// dialect-specific readers it needs beside the table live here too: the
+// Code Assist envelope, the account stream readers, the array framing.
 package translate

@@ -25,6 +25,15 @@ type dialect struct {
 	appendError func(dst []byte, e *codec.Error) []byte
 	// checkStream validates a whole client stream of the dialect (tests).
 	checkStream func(stream []byte) error
+	// tail picks and resets the dialect's Tail in a Tails (Tails.For).
+	tail func(t *Tails, model []byte, created int64) Tail
+	// usageKey names the member of a response body that holds its usage
+	// (quoted); readUsage reads that object (BodyUsage).
+	usageKey  []byte
+	readUsage func(obj []byte) codec.Usage
+	// sentinel is the data of the dialect's terminal event when it is not
+	// JSON (Chat's [DONE]), else nil (ValidRelayed).
+	sentinel []byte
 }
 
 // dialects is the route -> translator table, indexed by codec.Dialect.
@@ -39,6 +48,9 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   anthropic.DecodeError,
 		appendError:   anthropic.AppendErrorObject,
 		checkStream:   anthropic.CheckStream,
+		tail:          anthropicTail,
+		usageKey:      keyUsage,
+		readUsage:     anthropic.ReadUsage,
 	},
 	codec.DialectChat: {
 		decodeRequest: openai.DecodeChatRequest,
@@ -48,6 +60,10 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   openai.DecodeError,
 		appendError:   openai.AppendErrorObject,
 		checkStream:   openai.CheckChatStream,
+		tail:          chatTail,
+		usageKey:      keyUsage,
+		readUsage:     openai.ReadChatUsage,
+		sentinel:      done,
 	},
 	codec.DialectResponses: {
 		decodeRequest: openai.DecodeResponsesRequest,
@@ -57,6 +73,9 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   openai.DecodeError,
 		appendError:   openai.AppendErrorObject,
 		checkStream:   openai.CheckResponsesStream,
+		tail:          responsesTail,
+		usageKey:      keyUsage,
+		readUsage:     openai.ReadResponsesUsage,
 	},
 	codec.DialectGemini: {
 		decodeRequest: gemini.DecodeRequest,
@@ -66,6 +85,9 @@ var dialects = [codec.NumDialects]dialect{
 		decodeError:   gemini.DecodeError,
 		appendError:   gemini.AppendErrorObject,
 		checkStream:   gemini.CheckStream,
+		tail:          geminiTail,
+		usageKey:      keyUsageMetadata,
+		readUsage:     gemini.ReadUsage,
 	},
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/translate"
 	"slipstream/server/provider"
 )
 
@@ -116,13 +117,7 @@ func codeAssistBody(c provider.Call) (int, string) {
 	}
 	model := c.UpModel()
 	b := c.BodyBuffer(len(body) + len(model) + len(tok.ProjectID) + 64)
-	b = append(b[:0], `{"model":`...)
-	b = codec.AppendQuoted(b, model)
-	b = append(b, `,"project":`...)
-	b = codec.AppendQuotedString(b, tok.ProjectID)
-	b = append(b, `,"request":`...)
-	b = append(b, bytes.TrimSpace(body)...)
-	b = append(b, '}')
+	b = translate.AppendCodeAssistRequest(b[:0], model, tok.ProjectID, body)
 	c.SetUpBody(b)
 	if c.Streamed() {
 		c.SetPath("/v1internal:streamGenerateContent?alt=sse")

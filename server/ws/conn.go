@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/openai"
 	"slipstream/codec/sse"
 	"slipstream/pool"
 )
@@ -48,8 +49,8 @@ type conn struct {
 	frag     bool         // it came in more than one frame
 	body     *pool.Buffer // the HTTP body it expanded into
 	out      *pool.Buffer // output items of the response in flight
-	exp      expansion
-	vals     frameVals // the frame's members parseFrame reads
+	exp      openai.FrameExpansion
+	vals     openai.FrameVals // the frame's members ParseFrame reads
 	rd       sse.Reader
 	msg      []byte // events built here (errors, prewarm)
 	id       [64]byte

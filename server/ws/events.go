@@ -95,3 +95,14 @@ func appendTurnState(dst, state []byte) []byte {
 	dst = codec.AppendQuoted(dst, state)
 	return append(dst, `}}`...)
 }
+
+// headerText reports whether v may be sent as a header value: no control
+// bytes, so that client or upstream bytes cannot split or forge a header.
+func headerText(v []byte) bool {
+	for _, c := range v {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}

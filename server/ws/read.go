@@ -8,6 +8,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 
+	"slipstream/codec/openai"
 	"slipstream/pool"
 )
 
@@ -115,7 +116,7 @@ const (
 
 // slack is the room a frame buffer has past the payload: a frame whose
 // expansion is done in place (see expandInPlace) may grow by this much.
-const slack = 64
+const slack = openai.FrameSlack
 
 // readLoop reads frames until the client leaves, closes or breaks the
 // protocol. Control frames are answered at once, also while the worker

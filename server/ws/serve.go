@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/codec/openai"
 	"slipstream/pool"
 )
 
@@ -26,16 +27,16 @@ func (c *conn) handle(b []byte, binary bool) {
 	// A truncated frame must not be completed by the expansion into a
 	// valid request: its shape is checked before a member is acted on.
 	b = bytes.TrimSpace(b)
-	f, ok := parseFrame(b, &c.vals)
+	f, ok := openai.ParseFrame(b, &c.vals)
 	if !ok {
 		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not one complete JSON object (or names a member twice)")
 		return
 	}
-	if f.prev != nil && f.prevID == nil && string(f.prev) != "null" {
+	if f.Prev != nil && f.PrevID == nil && string(f.Prev) != "null" {
 		c.sendError(400, "invalid_request_error", "invalid_previous_response_id", "previous_response_id must be a string")
 		return
 	}
-	if string(f.typ) != "response.create" {
+	if string(f.Type) != "response.create" {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "unsupported frame type; expected response.create")
 		return
 	}
@@ -45,7 +46,7 @@ func (c *conn) handle(b []byte, binary bool) {
 	// dropped because the client no longer chains on it.
 	prev := c.t.store.take(c)
 	defer prev.release()
-	if f.prevID != nil && !prev.matches(f.prevID) {
+	if f.PrevID != nil && !prev.matches(f.PrevID) {
 		c.t.notFound.Add(1)
 		c.sendError(400, "invalid_request_error", "previous_response_not_found",
 			"previous response not found on this connection; send the full input")
@@ -54,22 +55,22 @@ func (c *conn) handle(b []byte, binary bool) {
 		}
 		return
 	}
-	if f.prevID == nil {
+	if f.PrevID == nil {
 		prev.release()
 	} else {
 		c.t.chained.Add(1)
 	}
-	if f.prewarm {
+	if f.Prewarm {
 		c.prewarm(&f)
 		return
 	}
-	chained := f.prevID != nil
+	chained := f.PrevID != nil
 	if !chained && !c.frag {
-		c.expandInPlace(b, f.grows())
+		c.expandInPlace(b, f.Grows())
 	} else {
 		in, out := prev.items()
 		c.body = pool.Get(len(in) + len(out) + len(b) + 64)
-		c.body.B = c.exp.appendBody(c.body.B[:0], b, in, out)
+		c.body.B = c.exp.AppendBody(c.body.B[:0], b, in, out)
 		prev.release()
 		c.releaseFrame() // before the handler admits the body
 	}
@@ -94,16 +95,16 @@ func (c *conn) handle(b []byte, binary bool) {
 // admits it. c.in has slack bytes of room past the payload (room).
 func (c *conn) expandInPlace(b []byte, grows bool) {
 	c.body, c.in = c.in, nil
-	c.body.B = c.exp.expandInPlace(c.body.B[:cap(c.body.B)], b, grows)
+	c.body.B = c.exp.ExpandInPlace(c.body.B[:cap(c.body.B)], b, grows)
 	c.leave()
 }
 
 // prewarm answers generate:false locally: a created and a completed event
 // of an empty response whose id the next frame chains on. No upstream is
 // called; the frame's input becomes the transcript.
-func (c *conn) prewarm(f *frame) {
+func (c *conn) prewarm(f *openai.Frame) {
 	id := appendResponseID(c.id[:0])
-	model := f.model
+	model := f.Model
 	if model == nil || !codec.Valid(model) {
 		model = []byte("null")
 	}
@@ -118,8 +119,8 @@ func (c *conn) prewarm(f *frame) {
 		c.setGone()
 		return
 	}
-	t := transcript{body: pool.Get(len(f.input) + 64)}
-	t.body.B = appendItems(t.body.B[:0], f.input)
+	t := transcript{body: pool.Get(len(f.Input) + 64)}
+	t.body.B = openai.AppendItems(t.body.B[:0], f.Input)
 	t.inEnd = len(t.body.B)
 	t.idLen = copy(t.id[:], id)
 	c.t.store.put(c, t)
@@ -135,8 +136,8 @@ func (c *conn) serveHTTP(chained bool, frameSize int) {
 	rc.Request.Reset()
 	rc.Response.Reset()
 	c.hdr.CopyTo(&rc.Request.Header)
-	for i := 0; i < c.exp.nhdr; i++ {
-		rc.Request.Header.SetBytesKV(c.exp.header(i))
+	for i := 0; i < c.exp.Headers(); i++ {
+		rc.Request.Header.SetBytesKV(c.exp.Header(i))
 	}
 	size := len(c.body.B)
 	rc.Request.SetBodyRaw(c.body.B)
@@ -245,7 +246,7 @@ func (c *conn) relayEvent(r *relayState, name, data []byte) {
 	switch string(name) {
 	case "response.output_item.done":
 		if item := codec.Member(data, "item"); codec.IsObject(item) {
-			c.out.B = appendItemList(c.out.B, 0, item)
+			c.out.B = openai.AppendItemList(c.out.B, 0, item)
 			r.outputs++
 		}
 	case "response.completed":
@@ -268,14 +269,14 @@ func (c *conn) noteCompleted(r *relayState, data []byte) {
 	resp := codec.Member(data, "response")
 	r.idLen = copy(r.id[:], codec.StrContent(codec.Member(resp, "id")))
 	if r.outputs == 0 {
-		c.out.B = appendItems(c.out.B[:0], codec.Member(resp, "output"))
+		c.out.B = openai.AppendItems(c.out.B[:0], codec.Member(resp, "output"))
 	}
 }
 
 // keep stores the transcript of a completed response: this request's body
 // (its input items) and the response's output items.
 func (c *conn) keep(r *relayState) {
-	t := transcript{body: c.body, inStart: c.exp.inStart, inEnd: c.exp.inEnd, out: c.out}
+	t := transcript{body: c.body, inStart: c.exp.InStart, inEnd: c.exp.InEnd, out: c.out}
 	t.idLen = copy(t.id[:], r.id[:r.idLen])
 	c.body, c.out = nil, nil
 	c.t.store.put(c, t)
@@ -318,7 +319,7 @@ func (c *conn) relayWhole(resp *fasthttp.Response) {
 		return
 	}
 	c.out = pool.Get(len(body))
-	c.out.B = appendItems(c.out.B[:0], codec.Member(body, "output"))
+	c.out.B = openai.AppendItems(c.out.B[:0], codec.Member(body, "output"))
 	items := codec.ArrayElems(codec.Member(body, "output"))
 	for item, ok := items.Next(); ok; item, ok = items.Next() {
 		c.msg = append(c.msg[:0], `{"type":"response.output_item.done","item":`...)

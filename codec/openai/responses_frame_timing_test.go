@@ -1,4 +1,4 @@
-package ws
+package openai
 
 import (
 	"encoding/json"
@@ -34,12 +34,12 @@ func BenchmarkAppendBody(b *testing.B) {
 		in := prev[strings.Index(string(prev), `"input":[`)+9 : len(prev)-2]
 		frame := []byte(`{"type":"response.create","model":"gpt-5.5","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c","output":"ok"}]}`)
 		b.Run(fmt.Sprintf("slipstream/%dKB", size>>10), func(b *testing.B) {
-			var e expansion
+			var e FrameExpansion
 			dst := make([]byte, 0, len(prev)+1024)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(prev)))
 			for i := 0; i < b.N; i++ {
-				dst = e.appendBody(dst[:0], frame, in, nil)
+				dst = e.AppendBody(dst[:0], frame, in, nil)
 			}
 		})
 		b.Run(fmt.Sprintf("encoding_json/%dKB", size>>10), func(b *testing.B) {

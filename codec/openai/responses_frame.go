@@ -1,4 +1,4 @@
-package ws
+package openai
 
 import (
 	"bytes"
@@ -6,26 +6,33 @@ import (
 	"slipstream/codec"
 )
 
-// frame is one client frame, read in one pass over its top-level members.
+// The Responses WebSocket transport (Codex) sends one text frame
+// {"type":"response.create",...} per request; each becomes the body of an
+// HTTP POST /v1/responses. Reading a frame and expanding it are pure
+// bytes; the transport (server/ws) only moves them.
+
+// Frame is one client frame of the Responses WebSocket transport (a
+// response.create frame), read in one pass over its top-level members.
 // Every field is a view into the frame's bytes, valid while they are.
-type frame struct {
-	typ      []byte // the "type" string content
-	model    []byte // the raw model value
-	prev     []byte // the raw previous_response_id value
-	prevID   []byte // previous_response_id string content, nil when absent
-	input    []byte // the raw input value
-	stream   []byte // the raw stream value
-	prewarm  bool   // generate:false
-	metadata []byte // the raw client_metadata object
+type Frame struct {
+	Type     []byte // the "type" string content
+	Model    []byte // the raw model value
+	Prev     []byte // the raw previous_response_id value
+	PrevID   []byte // previous_response_id string content, nil when absent
+	Input    []byte // the raw input value
+	Stream   []byte // the raw stream value
+	Prewarm  bool   // generate:false
+	Metadata []byte // the raw client_metadata object
 }
 
 // frameMembers are the top-level members the transport acts on.
 var frameMembers = [...]string{"type", "model", "previous_response_id", "input", "stream", "generate", "client_metadata"}
 
-// frameVals holds a frame's values of frameMembers.
-type frameVals = [len(frameMembers)][]byte
+// FrameVals holds a frame's values of the members ParseFrame reads
+// (scratch the caller owns, so that parsing allocates nothing).
+type FrameVals = [len(frameMembers)][]byte
 
-// parseFrame checks that b is one complete JSON object, in the one
+// ParseFrame checks that b is one complete JSON object, in the one
 // forward pass that also finds the members the transport acts on (vals is
 // scratch). String content is not checked here: the server checks it in
 // the body the frame expands into, which carries every member but those
@@ -33,54 +40,59 @@ type frameVals = [len(frameMembers)][]byte
 // read here). A member named twice (also up to case or escapes) makes the
 // frame invalid: the transport must not act on one value while the
 // upstream reads another.
-func parseFrame(b []byte, vals *frameVals) (f frame, ok bool) {
+func ParseFrame(b []byte, vals *FrameVals) (f Frame, ok bool) {
 	if dup, ok := codec.ValidShapeTop(b, frameMembers[:], vals[:]); !ok || dup >= 0 {
 		return f, false
 	}
-	f.typ = codec.StrContent(vals[0])
-	f.model = vals[1]
-	f.prev = vals[2]
-	f.prevID = codec.StrContent(vals[2])
-	f.input = vals[3]
-	f.stream = vals[4]
-	f.prewarm = string(vals[5]) == "false"
-	f.metadata = vals[6]
+	f.Type = codec.StrContent(vals[0])
+	f.Model = vals[1]
+	f.Prev = vals[2]
+	f.PrevID = codec.StrContent(vals[2])
+	f.Input = vals[3]
+	f.Stream = vals[4]
+	f.Prewarm = string(vals[5]) == "false"
+	f.Metadata = vals[6]
 	return f, true
 }
 
-// grows reports whether expanding the frame (it does not chain) writes
+// Grows reports whether expanding the frame (it does not chain) writes
 // more bytes than it has read at some point: a string input is wrapped
 // into a message (45 bytes more), a scalar one becomes [], and a stream
 // value shorter than true becomes true. Together they add at most
-// maxGrowth bytes before the last member is read; every other member is
+// MaxFrameGrowth bytes before the last member is read; every other member is
 // copied as it is or shrinks. (A member named twice is refused before.)
-func (f *frame) grows() bool {
-	return f.input != nil && f.input[0] != '[' || f.stream != nil && len(f.stream) < len("true")
+func (f *Frame) Grows() bool {
+	return f.Input != nil && f.Input[0] != '[' || f.Stream != nil && len(f.Stream) < len("true")
 }
 
-// maxGrowth bounds how far the expansion of a frame that does not chain
-// may write ahead of what it has read (see grows).
-const maxGrowth = len(`[{"type":"message","role":"user","content":}]`) + len("true")
+// MaxFrameGrowth bounds how far the expansion of a frame that does not
+// chain may write ahead of what it has read (see Grows).
+const MaxFrameGrowth = len(`[{"type":"message","role":"user","content":}]`) + len("true")
 
-// expandInPlace expands frame b, a view into buf[:cap(buf)] that leaves
-// at least slack bytes after it, into the body within buf, and returns
-// the body. A frame that grows is first moved slack bytes to the right,
+// FrameSlack is the room ExpandInPlace needs past a frame in its buffer;
+// it exceeds MaxFrameGrowth.
+const FrameSlack = 64
+
+// ExpandInPlace expands frame b, a view into buf[:cap(buf)] that leaves
+// at least FrameSlack bytes after it, into the body within buf, and returns
+// the body. A frame that grows (Grows) is first moved FrameSlack bytes
+// to the right,
 // so that writing never overtakes reading; what the expansion appends
 // after the last member fits in the slack (or append moves the body,
 // which is still correct).
-func (e *expansion) expandInPlace(buf, b []byte, grows bool) []byte {
+func (e *FrameExpansion) ExpandInPlace(buf, b []byte, grows bool) []byte {
 	if grows {
-		moved := buf[slack : slack+len(b)]
+		moved := buf[FrameSlack : FrameSlack+len(b)]
 		copy(moved, b)
 		b = moved
 	}
-	return e.appendBody(buf[:0], b, nil, nil)
+	return e.AppendBody(buf[:0], b, nil, nil)
 }
 
-// appendItems appends the elements of a raw JSON array without its
+// AppendItems appends the elements of a raw JSON array without its
 // brackets and surrounding space (nothing for an empty array). A string
 // input is one user message; anything else has no items.
-func appendItems(dst, input []byte) []byte {
+func AppendItems(dst, input []byte) []byte {
 	switch {
 	case len(input) >= 2 && input[0] == '[':
 		return append(dst, bytes.TrimSpace(input[1:len(input)-1])...)
@@ -92,8 +104,9 @@ func appendItems(dst, input []byte) []byte {
 	return dst
 }
 
-// appendItemList appends items to a comma-separated list.
-func appendItemList(dst []byte, list int, items []byte) []byte {
+// AppendItemList appends items to a comma-separated list that starts at
+// dst[list] (a comma goes first unless the list is still empty).
+func AppendItemList(dst []byte, list int, items []byte) []byte {
 	items = bytes.TrimSpace(items)
 	if len(items) == 0 {
 		return dst
@@ -111,31 +124,36 @@ type headerOut struct {
 	start, end int
 }
 
-// expansion is the HTTP body one frame becomes, with where its input items
-// lie in it.
-type expansion struct {
-	inStart, inEnd int // the input array's elements (no brackets) in the body
+// FrameExpansion is the HTTP body one frame becomes, with where its input
+// items lie in it and the headers the frame asks for. The zero value is
+// ready; each AppendBody starts over and reuses its buffers.
+type FrameExpansion struct {
+	InStart, InEnd int // the input array's elements (no brackets) in the body
 	headers        [maxHeaders]headerOut
 	nhdr           int
 	scratch        [maxHeaders][64]byte // header names built from metadata keys
 	vals           []byte               // header values, unescaped
 }
 
-// header returns the i-th header the frame asks for.
-func (e *expansion) header(i int) (name, value []byte) {
+// Headers returns how many headers the last expanded frame asks for.
+func (e *FrameExpansion) Headers() int { return e.nhdr }
+
+// Header returns the i-th header the frame asks for (views valid until
+// the next AppendBody).
+func (e *FrameExpansion) Header(i int) (name, value []byte) {
 	h := &e.headers[i]
 	return h.name, e.vals[h.start:h.end]
 }
 
 const maxHeaders = 8
 
-// appendBody appends the body of an HTTP POST /v1/responses for frame b:
+// AppendBody appends the body of an HTTP POST /v1/responses for frame b:
 // every member but type, generate and previous_response_id, with
 // stream:true, client_metadata without its WebSocket-only keys (those
 // naming headers become headers), and input = prev ++ the frame's input
 // items. prevIn and prevOut are the stored transcript's input and output
 // items, or nil.
-func (e *expansion) appendBody(dst, b, prevIn, prevOut []byte) []byte {
+func (e *FrameExpansion) AppendBody(dst, b, prevIn, prevOut []byte) []byte {
 	e.nhdr = 0
 	e.vals = e.vals[:0]
 	dst = append(dst, '{')
@@ -182,20 +200,20 @@ func (e *expansion) appendBody(dst, b, prevIn, prevOut []byte) []byte {
 	return append(dst, '}')
 }
 
-func (e *expansion) appendInput(dst, prevIn, prevOut, input []byte) []byte {
+func (e *FrameExpansion) appendInput(dst, prevIn, prevOut, input []byte) []byte {
 	dst = append(dst, `"input":[`...)
-	e.inStart = len(dst)
-	dst = appendItemList(dst, e.inStart, prevIn)
-	dst = appendItemList(dst, e.inStart, prevOut)
+	e.InStart = len(dst)
+	dst = AppendItemList(dst, e.InStart, prevIn)
+	dst = AppendItemList(dst, e.InStart, prevOut)
 	n := len(dst)
-	if n > e.inStart {
+	if n > e.InStart {
 		dst = append(dst, ',')
 	}
-	dst = appendItems(dst, input)
+	dst = AppendItems(dst, input)
 	if len(dst) == n+1 { // a comma and no items
 		dst = dst[:n]
 	}
-	e.inEnd = len(dst)
+	e.InEnd = len(dst)
 	return append(dst, ']')
 }
 
@@ -206,7 +224,7 @@ const headerKeyPrefix = "ws_request_header_"
 // (underscores as dashes), and x-codex-ws-stream-request-start-ms is
 // dropped. x-codex-turn-state and x-codex-turn-metadata stay, and are
 // also sent as headers, as Codex sends them over HTTP.
-func (e *expansion) appendMetadata(dst, obj []byte) []byte {
+func (e *FrameExpansion) appendMetadata(dst, obj []byte) []byte {
 	dst = append(dst, '{')
 	start := len(dst)
 	m := codec.ObjectMembers(obj)
@@ -235,7 +253,7 @@ func (e *expansion) appendMetadata(dst, obj []byte) []byte {
 // addHeader records header name: the string content of v. Names and values
 // that are not plain header text (escapes, control bytes) are skipped:
 // client bytes reach headers only when they cannot split or forge one.
-func (e *expansion) addHeader(name []byte, underscores bool, v []byte) {
+func (e *FrameExpansion) addHeader(name []byte, underscores bool, v []byte) {
 	val := codec.StrContent(v)
 	if e.nhdr == maxHeaders || len(name) == 0 || len(name) > len(e.scratch[0]) || val == nil {
 		return
