@@ -1,0 +1,26 @@
+//go:build !race
+
+package pool
+
+import (
+	"bytes"
+	"testing"
+)
+
+// A pooled buffer that holds the body reads it without allocating.
+func TestAppendCappedAllocs(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 10<<10)
+	var r bytes.Reader
+	b := Get(len(body) + 1)
+	defer Put(b)
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Reset(body)
+		var err error
+		if b.B, err = AppendCapped(b.B[:0], &r, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per read, want 0", allocs)
+	}
+}
