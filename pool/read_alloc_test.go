@@ -24,3 +24,20 @@ func TestAppendCappedAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per read, want 0", allocs)
 	}
 }
+
+// A pooled read that grows takes its larger buffers from the pool.
+func TestReadCappedGrowsFromThePool(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 1<<20)
+	var r bytes.Reader
+	allocs := testing.AllocsPerRun(20, func() {
+		r.Reset(body)
+		b := Get(0)
+		if _, err := ReadCapped(b, &r, len(body)); err != nil {
+			t.Fatal(err)
+		}
+		Put(b)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per read, want 0", allocs)
+	}
+}

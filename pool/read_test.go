@@ -12,11 +12,17 @@ import (
 func TestAppendCapped(t *testing.T) {
 	f := func(prefix, body string, wrap func(io.Reader) io.Reader, maxBytes int, want string, wantErr error) {
 		t.Helper()
-		r := wrap(strings.NewReader(body))
-		got, err := AppendCapped([]byte(prefix), r, maxBytes)
+		got, err := AppendCapped([]byte(prefix), wrap(strings.NewReader(body)), maxBytes)
 		if !errors.Is(err, wantErr) || string(got) != want {
 			t.Fatalf("AppendCapped(%q, %q, %d) = %q, %v; want %q, %v", prefix, body, maxBytes, got, err, want, wantErr)
 		}
+		b := Get(0)
+		b.B = append(b.B, prefix...)
+		n, err := ReadCapped(b, wrap(strings.NewReader(body)), maxBytes)
+		if !errors.Is(err, wantErr) || string(b.B) != want || n != len(want)-len(prefix) {
+			t.Fatalf("ReadCapped(%q, %q, %d) = %q (%d), %v; want %q, %v", prefix, body, maxBytes, b.B, n, err, want, wantErr)
+		}
+		Put(b)
 	}
 	same := func(r io.Reader) io.Reader { return r }
 	for name, wrap := range map[string]func(io.Reader) io.Reader{
@@ -71,6 +77,12 @@ func TestAppendCappedLarge(t *testing.T) {
 	if cap(got) > 2*len(body)+minRead {
 		t.Fatalf("capacity %d for %d bytes: grows too far", cap(got), len(body))
 	}
+	b := Get(0)
+	n, err := ReadCapped(b, iotest.HalfReader(bytes.NewReader(body)), len(body))
+	if err != nil || n != len(body) || !bytes.Equal(b.B, body) {
+		t.Fatalf("1 MB pooled read: %d bytes, %v", n, err)
+	}
+	Put(b)
 	got, err = AppendCapped(nil, bytes.NewReader(body), 1000)
 	if err != ErrOverCap || len(got) != 1001 || cap(got) > 1001+minRead {
 		t.Fatalf("over the cap: %d bytes (cap %d), %v", len(got), cap(got), err)
