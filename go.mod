@@ -10,6 +10,7 @@ require (
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/redis/rueidis v1.0.79
 	github.com/tidwall/gjson v1.20.3
+	github.com/tidwall/sjson v1.2.9
 	github.com/valyala/bytebufferpool v1.0.0
 	github.com/valyala/fasthttp v1.78.0
 	go.yaml.in/yaml/v3 v3.0.6

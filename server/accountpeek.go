@@ -5,6 +5,7 @@ import (
 
 	"slipstream/codec/sse"
 	"slipstream/codec/translate"
+	"slipstream/pool"
 )
 
 // peekReader is an account answer's body with bytes slipstream already
@@ -90,7 +91,10 @@ func (x *exchange) aggregateStream() []byte {
 	if r == nil {
 		return nil
 	}
-	raw, err := appendAll(nil, io.LimitReader(r, maxAggregate))
+	raw, err := pool.AppendCapped(nil, r, maxAggregate-1)
+	if err == pool.ErrOverCap {
+		err = nil // the first maxAggregate bytes are aggregated, as before
+	}
 	if err != nil {
 		return []byte(`{"type":"error","error":{"type":"server_error","message":"the account's stream broke before it ended"}}`)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"slipstream/pool"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
 	"slipstream/server/metrics"
@@ -126,28 +127,13 @@ func (x *exchange) errorBody() []byte {
 	p.reset()
 	p.attempt, p.on = x.try.attempts, true
 	var err error
-	p.pre, err = appendAll(p.pre, io.LimitReader(r, 1<<20))
-	if err != nil || len(p.pre) == 1<<20 {
+	p.pre, err = pool.AppendCapped(p.pre, r, 1<<20-1) // 1 MiB read: over the cap when there is more
+	if err != nil {
 		p.r = r // the rest, if any, follows what was read
 		return nil
 	}
 	x.upResp.SetBody(p.pre) // for readers of the whole body
 	return p.pre
-}
-
-// appendAll appends everything r yields to dst.
-func appendAll(dst []byte, r io.Reader) ([]byte, error) {
-	var buf [4096]byte
-	for {
-		n, err := r.Read(buf[:])
-		dst = append(dst, buf[:n]...)
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, err
-		}
-	}
 }
 
 // accountField is the access-log value naming the attempt's account.

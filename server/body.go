@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io"
+	"math"
 
 	"github.com/valyala/fasthttp"
 
@@ -54,26 +55,11 @@ func (x *exchange) readBody() error {
 // readChunked reads a body of unknown length, up to max bytes.
 func (x *exchange) readChunked(r io.Reader, max int64) error {
 	x.reqBody = pool.Get(64 << 10)
-	b := x.reqBody.B[:0]
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if int64(len(b)) > max {
-			x.reqBody.B = b
-			return errBodyTooLarge
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			x.reqBody.B = b
-			return err
-		}
+	if _, err := pool.ReadCapped(x.reqBody, r, int(min(max, math.MaxInt))); err == pool.ErrOverCap {
+		return errBodyTooLarge
+	} else if err != nil {
+		return err
 	}
-	x.reqBody.B = b
-	x.body = b
+	x.body = x.reqBody.B
 	return nil
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"log"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
+	"slipstream/pool"
 	"slipstream/server/config"
 	"slipstream/server/provider"
 	"slipstream/server/upstream"
@@ -166,8 +166,8 @@ func readListBody(resp *fasthttp.Response) ([]byte, error) {
 	if bs == nil {
 		return resp.Body(), nil
 	}
-	body, err := io.ReadAll(io.LimitReader(bs, modelListMaxBody+1))
-	if err == nil && len(body) > modelListMaxBody {
+	body, err := pool.AppendCapped(nil, bs, modelListMaxBody)
+	if err == pool.ErrOverCap {
 		err = errUpstreamTooLarge
 	}
 	if c, ok := bs.(fasthttp.ReadCloserWithError); ok {

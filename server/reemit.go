@@ -73,26 +73,11 @@ func (x *exchange) readRelayBody() (*pool.Buffer, error) {
 		b.B = append(b.B[:0], x.upResp.Body()...)
 	}
 	var err error
-	for r != nil {
-		if len(b.B) == cap(b.B) {
-			if len(b.B) >= maxUpstreamBody {
-				err = errUpstreamTooLarge
-				break
-			}
-			nb := pool.Get(2 * cap(b.B)) // length unknown, or more than announced
-			nb.B = append(nb.B[:0], b.B...)
-			pool.Put(b)
-			b = nb
-		}
-		var n int
-		n, err = r.Read(b.B[len(b.B):cap(b.B)])
-		b.B = b.B[:len(b.B)+n]
-		if err != nil {
-			break
-		}
+	if r != nil {
+		_, err = pool.ReadCapped(b, r, maxUpstreamBody) // grows through the pool when the length is unknown, or more than announced
 	}
-	if err == io.EOF {
-		err = nil
+	if err == pool.ErrOverCap {
+		err = errUpstreamTooLarge
 	}
 	x.closeUpstream(err)
 	return b, err

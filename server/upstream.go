@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/pool"
 	"slipstream/server/config"
 	"slipstream/server/provider"
 	"slipstream/server/upstream"
@@ -308,22 +309,11 @@ func (x *exchange) readUpstreamBody(max int) ([]byte, error) {
 	r := x.upResp.BodyStream()
 	buf := x.out[:0]
 	var err error
-	for r != nil {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		var n int
-		n, err = r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err != nil || len(buf) > max {
-			break
-		}
+	if r != nil {
+		buf, err = pool.AppendCapped(buf, r, max)
 	}
 	x.out = buf
-	if err == io.EOF {
-		err = nil
-	}
-	if err == nil && len(buf) > max {
+	if err == pool.ErrOverCap {
 		err = errUpstreamTooLarge
 	}
 	x.closeUpstream(err)

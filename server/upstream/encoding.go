@@ -10,6 +10,8 @@ import (
 	"io"
 
 	"github.com/valyala/fasthttp"
+
+	"slipstream/pool"
 )
 
 // slipstream asks every upstream for Accept-Encoding: identity (it parses
@@ -54,14 +56,11 @@ func AppendDecoded(dst, body, enc []byte, max int) ([]byte, error) {
 		return dst, err
 	}
 	start := len(dst)
-	buf := bytes.NewBuffer(dst)
-	n, err := buf.ReadFrom(io.LimitReader(r, int64(max)+1))
-	dst = buf.Bytes()
+	if dst, err = pool.AppendCapped(dst, r, max); err == pool.ErrOverCap {
+		err = ErrDecodedTooLarge
+	}
 	if err != nil {
 		return dst[:start], err
-	}
-	if n > int64(max) {
-		return dst[:start], ErrDecodedTooLarge
 	}
 	return dst, nil
 }

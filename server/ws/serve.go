@@ -385,24 +385,12 @@ func (c *conn) readBody(resp *fasthttp.Response) ([]byte, error) {
 		_ = resp.CloseBodyStream()
 		return nil, io.ErrUnexpectedEOF
 	}
-	buf := c.msg[:0]
-	var err error
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		var n int
-		n, err = r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err != nil || len(buf) > maxErrorBody {
-			break
-		}
-	}
+	buf, err := pool.AppendCapped(c.msg[:0], r, maxErrorBody)
 	c.setStream(nil)
 	_ = resp.CloseBodyStream()
 	c.msg = nil // the body is handed out; the next event builds anew
-	if err == io.EOF {
-		err = nil
+	if err == pool.ErrOverCap {
+		err = nil // what was read is enough to report the error
 	}
 	return buf, err
 }
