@@ -1,4 +1,4 @@
-package ws
+package openai
 
 import (
 	"fmt"
@@ -45,12 +45,12 @@ func BenchmarkFrameEdits(b *testing.B) {
 	for _, sz := range frameSizes {
 		frame := codexFrame(sz.n)
 		b.Run(sz.name+"/expansion", func(b *testing.B) {
-			var e expansion
+			var e FrameExpansion
 			dst := make([]byte, 0, len(frame)+64)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frame)))
 			for b.Loop() {
-				dst = e.appendBody(dst[:0], frame, nil, nil)
+				dst = e.AppendBody(dst[:0], frame, nil, nil)
 			}
 		})
 		b.Run(sz.name+"/sjson_chained", func(b *testing.B) {
@@ -69,8 +69,8 @@ func BenchmarkFrameEdits(b *testing.B) {
 func TestFrameEditsAgree(t *testing.T) {
 	for _, sz := range frameSizes {
 		frame := codexFrame(sz.n)
-		var e expansion
-		got := e.appendBody(nil, frame, nil, nil)
+		var e FrameExpansion
+		got := e.AppendBody(nil, frame, nil, nil)
 		want, err := sjsonExpand(frame)
 		if err != nil || fmt.Sprint(topMembers(got)) != fmt.Sprint(topMembers(want)) {
 			t.Fatalf("%s: %v\n%.400s\n%.400s", sz.name, err, got, want)
