@@ -46,14 +46,14 @@ func (x *exchange) codeAssistBody() (int, string) {
 	}
 	x.try.acctBody = b
 	x.setUpBody(b.B) // a body stream like every upstream body (the call binds the client watcher through it)
-	url := append(x.out[:0], x.target.Provider.BaseURL...)
+	url := append(x.urlBuf[:0], x.target.Provider.BaseURL...)
 	if x.stream {
 		url = append(url, "/v1internal:streamGenerateContent?alt=sse"...)
 	} else {
 		url = append(url, "/v1internal:generateContent"...)
 	}
 	x.upReq.URI().UpdateBytes(url)
-	x.out = url[:0]
+	x.urlBuf = url[:0]
 	return 0, ""
 }
 

@@ -50,6 +50,8 @@ type exchange struct {
 	upResp fasthttp.Response
 	upBody *pool.Buffer // translated upstream body
 	out    []byte       // client output scratch for one event
+	urlBuf []byte       // scratch for the upstream URL and User-Agent, copied out by fasthttp
+	upRead []byte       // a whole upstream body read (readUpstreamBody); views of it live until release
 	spans  []byte       // unescaped text spans while counting tokens
 	rd     sse.Reader
 	ts     *translate.Stream
@@ -107,7 +109,7 @@ type exchange struct {
 	streamKind    streamKind
 	geminiArray   geminiArray        // the JSON-array framing of a Gemini stream without alt=sse
 	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
-	released      bool               // guards against a second release
+	gen           uint32             // the lease's generation: odd while leased (owner.go)
 	left          bool               // the admission slot was given back early
 
 	head      []byte          // the response head, for an HTTP/1.0 client (http10)
@@ -130,7 +132,7 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 		x = newExchange()
 	}
 	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
-	x.released = false
+	x.lease()
 	x.conn = clientConn(ctx)
 	if x.conn == nil {
 		x.goneCh = goneChan(ctx)
@@ -147,14 +149,13 @@ func newExchange() *exchange {
 
 // release closes the upstream body, ends the request's admission, writes
 // the access log and returns x to the pool. Exactly one owner calls it,
-// once: the handler, unless it handed x to a body stream (see handOff),
-// whose end then releases it. It runs after the last use of x and of the
-// request body (x.req holds views into it).
-func (x *exchange) release() {
-	if x.released {
-		panic("BUG: exchange released twice")
-	}
-	x.released = true
+// once, with the generation it captured when it took x (owner.go): the
+// handler, unless it handed x to a body stream (see handOff), whose end
+// then releases it. It runs after the last use of x and of the request
+// body (x.req holds views into it). A stale generation (a second release,
+// or one after x was leased again) panics before anything is touched.
+func (x *exchange) release(gen uint32) {
+	x.endLease(gen)
 	x.settleUsage()
 	x.chargeKey()
 	x.closeUpstream(x.upErr)
@@ -184,6 +185,7 @@ func (x *exchange) release() {
 	x.upReq.Reset()
 	x.upResp.Reset()
 	x.out, x.spans = trimScratch(x.out), trimScratch(x.spans)
+	x.urlBuf, x.upRead = trimScratch(x.urlBuf), trimScratch(x.upRead)
 	x.geminiArray.reset()
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.modelVal, x.geminiModel, x.upModel = nil, nil, nil, nil

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
-	"sync/atomic"
 
 	"slipstream/codec"
 	"slipstream/pool"
@@ -135,7 +134,7 @@ func (x *exchange) serveHijacked(c net.Conn) {
 // owns x: it releases x when the stream ends, however it ends, and a panic
 // in the relay ends only this stream, with the dialect's error event.
 func (x *exchange) writeStream(w streamWriter) {
-	defer x.endStream(w)
+	defer x.endStream(w, x.owner())
 	switch x.streamKind {
 	case streamSame:
 		x.relaySame(w)
@@ -148,7 +147,7 @@ func (x *exchange) writeStream(w streamWriter) {
 	}
 }
 
-func (x *exchange) endStream(w streamWriter) {
+func (x *exchange) endStream(w streamWriter, gen uint32) {
 	if p := recover(); p != nil {
 		x.recovered("stream writer", p)
 		x.writePanicEvent(w)
@@ -157,28 +156,8 @@ func (x *exchange) endStream(w streamWriter) {
 		x.flush(w) // what a relay left buffered (relayOut) leaves now
 	}
 	x.geminiArray.close(w)
-	x.releaseOnce()
+	x.releaseOnce(gen)
 }
-
-// releaseOnce is release for the goroutines that own x at the end of a
-// body stream: a broken invariant there (a second release) is counted in
-// doubleReleases and logged, not allowed to end the process.
-func (x *exchange) releaseOnce() {
-	s := x.s
-	defer func() {
-		if p := recover(); p != nil {
-			doubleReleases.Add(1)
-			if s != nil {
-				s.log.Printf("BUG: panic while releasing an exchange: %v\n%s", p, debug.Stack())
-			}
-		}
-	}()
-	x.release()
-}
-
-// doubleReleases counts exchanges released twice (each a bug). Tests
-// assert it stays zero.
-var doubleReleases atomic.Int64
 
 // recovered logs a panic in a goroutine that serves one request and marks
 // the exchange failed. The log names where it happened and the stack; no

@@ -23,7 +23,7 @@ type streamWriter = *bufio.Writer
 // handed off.
 func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 	x.translated = translated
-	go x.callAsync()
+	go x.callAsync(x.owner())
 	timer := time.NewTimer(s.keepalive())
 	select {
 	case err := <-x.done:
@@ -37,15 +37,20 @@ func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 }
 
 // callAsync runs the upstream call in its own goroutine and reports its
-// result on x.done. A panic in the call ends this request only.
-func (x *exchange) callAsync() {
+// result on x.done, for the lease gen it was started in: a result for a
+// lease that ended meanwhile is refused (x.stillOwns). A panic in the call
+// ends this request only.
+func (x *exchange) callAsync(gen uint32) {
 	defer func() {
 		if p := recover(); p != nil {
 			x.recovered("upstream call", p)
 			x.done <- errPanic
 		}
 	}()
-	x.done <- x.attemptsWatched()
+	err := x.attemptsWatched()
+	if x.stillOwns(gen, "keep-alive call") {
+		x.done <- err
+	}
 }
 
 // attemptsWatched runs the upstream attempts while the watcher looks out

@@ -210,9 +210,12 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 	return n, err
 }
 
+// Close ends the body stream's lease. fasthttp calls it on the same
+// pointer whatever the lease, so what it can check is that x is leased:
+// a Close after x went back to the pool is refused.
 func (p *passBody) Close() error {
 	p.x.watch.stop()
-	p.x.releaseOnce()
+	p.x.releaseOnce(p.x.owner())
 	return nil
 }
 

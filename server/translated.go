@@ -96,7 +96,7 @@ func (x *exchange) respondTranslatedBody() bool {
 		ctx.SetContentType("application/json")
 	}
 	x.relayBody, x.relayOff = out, 0
-	x.hold(len(body) + len(out.B)) // the upstream body stays in x.out until release
+	x.hold(len(body) + len(out.B)) // the upstream body stays in x.upRead until release
 	x.handOffBody(len(out.B))
 	return true
 }
@@ -105,7 +105,7 @@ func (x *exchange) respondTranslatedBody() bool {
 // streamed request with a whole JSON body after keep-alive pings went out:
 // the body is translated into the client's events.
 func (x *exchange) relayTranslatedBody(w streamWriter) {
-	body, err := x.readUpstreamBody(maxUpstreamBody) // a view of x.out
+	body, err := x.readUpstreamBody(maxUpstreamBody) // a view of x.upRead
 	out := pool.Get(len(body) + 1024)
 	if err == nil {
 		out.B, err = x.ts.AppendBody(out.B[:0], body)

@@ -64,7 +64,7 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	r := &x.upReq
 	r.Header.SetMethod(fasthttp.MethodPost)
 	uri := r.URI()
-	url := append(x.out[:0], p.BaseURL...)
+	url := append(x.urlBuf[:0], p.BaseURL...)
 	if p.Dialect == codec.DialectGemini {
 		url = append(url, "/v1beta/models/"...)
 		url = upstream.AppendPathSegment(url, x.upModel)
@@ -85,13 +85,13 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 		}
 	}
 	uri.UpdateBytes(url)
-	x.out = url[:0]
+	x.urlBuf = url[:0]
 	if copyHeaders {
 		upstream.CopyRequestHeaders(&r.Header, x.clientHeader(), x.s.fwd[p.Dialect])
 	} else {
-		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.clientHeader().UserAgent())
+		ua := upstream.AppendUserAgent(x.urlBuf[:0], x.s.version, x.clientHeader().UserAgent())
 		r.Header.SetUserAgentBytes(ua)
-		x.out = ua[:0]
+		x.urlBuf = ua[:0]
 	}
 	r.Header.SetContentType("application/json")
 	upstream.SetIdentity(&r.Header)
@@ -318,12 +318,12 @@ func (x *exchange) isEventStream() bool {
 	return len(ct) >= 17 && string(ct[:17]) == "text/event-stream"
 }
 
-// readUpstreamBody reads a whole upstream body into x.out, at most max
+// readUpstreamBody reads a whole upstream body into x.upRead, at most max
 // bytes, decodes it when the upstream compressed it although asked not
 // to, and closes the body stream.
 func (x *exchange) readUpstreamBody(max int) ([]byte, error) {
 	r := x.upResp.BodyStream()
-	buf := x.out[:0]
+	buf := x.upRead[:0]
 	var err error
 	for r != nil {
 		if len(buf) == cap(buf) {
@@ -336,7 +336,7 @@ func (x *exchange) readUpstreamBody(max int) ([]byte, error) {
 			break
 		}
 	}
-	x.out = buf
+	x.upRead = buf
 	if err == io.EOF {
 		err = nil
 	}
