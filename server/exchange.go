@@ -109,6 +109,7 @@ type exchange struct {
 	streamKind    streamKind
 	geminiArray   geminiArray        // the JSON-array framing of a Gemini stream without alt=sse
 	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
+	hsink         httpSink           // the sink of the HTTP body stream (writeStream)
 	gen           uint32             // the lease's generation: odd while leased (owner.go)
 	left          bool               // the admission slot was given back early
 
@@ -187,6 +188,7 @@ func (x *exchange) release(gen uint32) {
 	x.out, x.spans = trimScratch(x.out), trimScratch(x.spans)
 	x.urlBuf, x.upRead = trimScratch(x.urlBuf), trimScratch(x.upRead)
 	x.geminiArray.reset()
+	x.hsink = httpSink{}
 	x.s, x.ctx, x.rt, x.key = nil, nil, nil, nil
 	x.model, x.modelVal, x.geminiModel, x.upModel = nil, nil, nil, nil
 	x.stream, x.translated, x.counting, x.target = false, false, false, provider.Target{}

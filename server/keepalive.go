@@ -93,7 +93,7 @@ func (x *exchange) afterCall(err error) bool {
 // keepaliveWriter pings the client until the upstream answers, then relays.
 // A client that hangs up meanwhile (a failed ping, or its socket seen
 // closed by the watcher) ends the upstream call at once.
-func (x *exchange) keepaliveWriter(w streamWriter) {
+func (x *exchange) keepaliveWriter(out sink) {
 	tick := time.NewTicker(x.s.keepalive())
 	defer tick.Stop()
 	for {
@@ -103,13 +103,13 @@ func (x *exchange) keepaliveWriter(w streamWriter) {
 				x.clientGone()
 				return // release closes the upstream
 			}
-			x.relayAfterPings(w, err)
+			x.relayAfterPings(out, err)
 			return
 		case <-tick.C:
 			if x.left {
 				continue
 			}
-			if !x.flushOut(w, pingBytes) {
+			if !flushOut(out, pingBytes) {
 				x.watch.markGone()
 				x.leaveEarly()
 			}
@@ -123,19 +123,19 @@ var (
 )
 
 // relayAfterPings continues a stream whose 200 already went out.
-func (x *exchange) relayAfterPings(w streamWriter, err error) {
+func (x *exchange) relayAfterPings(out sink, err error) {
 	if err == nil && x.upResp.StatusCode() == fasthttp.StatusOK {
 		switch {
 		case x.isEventStream() && x.translated:
-			x.relayTranslated(w)
+			x.relayTranslated(out)
 		case x.isEventStream():
-			x.relaySame(w)
+			x.relaySame(out)
 		case x.translated && x.isJSON():
-			x.relayTranslatedBody(w)
+			x.relayTranslatedBody(out)
 		default:
 			x.result = resultUpstreamFailed
 			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgNotStream)}
-			x.writeInBandError(w, &e)
+			x.writeInBandError(out, &e)
 		}
 		return
 	}
@@ -151,5 +151,5 @@ func (x *exchange) relayAfterPings(w streamWriter, err error) {
 		x.rewordCredentialError(&e)
 		x.nameUpstreamError(&e)
 	}
-	x.writeInBandError(w, &e)
+	x.writeInBandError(out, &e)
 }
