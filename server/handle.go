@@ -70,11 +70,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	x := acquireExchange(s, ctx, rt, key, size)
+	gen := x.owner()
 	x.id, x.start = id, start
 	x.geminiModel, x.stream = geminiModel, geminiStream
 	if !s.serve(x) {
 		x.status = ctx.Response.StatusCode()
-		x.releaseOnce()
+		x.releaseOnce(gen)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
-	"sync/atomic"
 
 	"slipstream/codec"
 	"slipstream/pool"
@@ -135,50 +134,33 @@ func (x *exchange) serveHijacked(c net.Conn) {
 // owns x: it releases x when the stream ends, however it ends, and a panic
 // in the relay ends only this stream, with the dialect's error event.
 func (x *exchange) writeStream(w streamWriter) {
-	defer x.endStream(w)
+	defer x.endStream(w, x.owner())
+	x.hsink.reset(x, w)
+	out := &x.hsink
 	switch x.streamKind {
 	case streamSame:
-		x.relaySame(w)
+		x.relaySame(out)
 	case streamTranslated:
-		x.relayTranslated(w)
+		x.relayTranslated(out)
 	case streamMock:
-		x.relayMock(w)
+		x.relayMock(out)
 	case streamKeepalive:
-		x.keepaliveWriter(w)
+		x.keepaliveWriter(out)
 	}
 }
 
-func (x *exchange) endStream(w streamWriter) {
+func (x *exchange) endStream(w streamWriter, gen uint32) {
 	if p := recover(); p != nil {
 		x.recovered("stream writer", p)
-		x.writePanicEvent(w)
+		x.hsink.reset(x, w)
+		x.writePanicEvent(&x.hsink)
 	}
 	if w.Buffered() > 0 {
 		x.flush(w) // what a relay left buffered (relayOut) leaves now
 	}
 	x.geminiArray.close(w)
-	x.releaseOnce()
+	x.releaseOnce(gen)
 }
-
-// releaseOnce is release for the goroutines that own x at the end of a
-// body stream: a broken invariant there (a second release) is counted in
-// doubleReleases and logged, not allowed to end the process.
-func (x *exchange) releaseOnce() {
-	s := x.s
-	defer func() {
-		if p := recover(); p != nil {
-			doubleReleases.Add(1)
-			if s != nil {
-				s.log.Printf("BUG: panic while releasing an exchange: %v\n%s", p, debug.Stack())
-			}
-		}
-	}()
-	x.release()
-}
-
-// doubleReleases counts exchanges released twice (each a bug). Tests
-// assert it stays zero.
-var doubleReleases atomic.Int64
 
 // recovered logs a panic in a goroutine that serves one request and marks
 // the exchange failed. The log names where it happened and the stack; no
@@ -195,10 +177,10 @@ func (x *exchange) recovered(where string, p any) {
 // writePanicEvent ends a stream whose relay panicked with the dialect's
 // in-band error. Its own panic (the state may be broken) is swallowed: the
 // stream then just ends.
-func (x *exchange) writePanicEvent(w streamWriter) {
+func (x *exchange) writePanicEvent(out sink) {
 	defer func() { _ = recover() }()
 	e := codec.Error{Status: fasthttp.StatusInternalServerError, Kind: codec.ErrAPI, Message: msgInternal}
-	x.writeInBandError(w, &e)
+	x.writeInBandError(out, &e)
 }
 
 var msgInternal = []byte("internal error in slipstream; the stream was ended")
@@ -212,22 +194,6 @@ func (x *exchange) clientGone() {
 	if x.upErr == nil {
 		x.upErr = errClientGone
 	}
-}
-
-// flushOut writes b to the client and flushes it: for what must leave
-// now (a ping, the last event, an error). On failure the client is gone:
-// x records it and the caller stops relaying.
-func (x *exchange) flushOut(w streamWriter, b []byte) bool {
-	return x.writeOut(w, b) && x.flush(w)
-}
-
-// relayOut writes b, the client events made of one upstream event, and
-// flushes them unless the next upstream event is already buffered: events
-// that arrived together leave together, in one write to the client, and
-// none waits for a later read from the upstream. It is the one step every
-// relay takes per upstream event.
-func (x *exchange) relayOut(w streamWriter, b []byte) bool {
-	return x.writeOut(w, b) && (x.rd.Ready() || x.flush(w))
 }
 
 // writeOut writes b to the client's buffered writer (which writes through
@@ -258,13 +224,13 @@ func (x *exchange) flush(w streamWriter) bool {
 }
 
 // writeInBandError ends a committed stream with e in the client's dialect.
-func (x *exchange) writeInBandError(w streamWriter, e *codec.Error) {
+func (x *exchange) writeInBandError(out sink, e *codec.Error) {
 	buf := pool.Get(len(e.Message) + 256)
 	if x.translated && x.ts != nil {
 		buf.B = x.ts.AppendError(buf.B[:0], e)
 	} else {
 		buf.B = x.tail().AppendError(buf.B[:0], e)
 	}
-	x.flushOut(w, buf.B)
+	flushOut(out, buf.B)
 	pool.Put(buf)
 }

@@ -23,7 +23,7 @@ type streamWriter = *bufio.Writer
 // handed off.
 func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 	x.translated = translated
-	go x.callAsync()
+	go x.callAsync(x.owner())
 	timer := time.NewTimer(s.keepalive())
 	select {
 	case err := <-x.done:
@@ -37,15 +37,20 @@ func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 }
 
 // callAsync runs the upstream call in its own goroutine and reports its
-// result on x.done. A panic in the call ends this request only.
-func (x *exchange) callAsync() {
+// result on x.done, for the lease gen it was started in: a result for a
+// lease that ended meanwhile is refused (x.stillOwns). A panic in the call
+// ends this request only.
+func (x *exchange) callAsync(gen uint32) {
 	defer func() {
 		if p := recover(); p != nil {
 			x.recovered("upstream call", p)
 			x.done <- errPanic
 		}
 	}()
-	x.done <- x.attemptsWatched()
+	err := x.attemptsWatched()
+	if x.stillOwns(gen, "keep-alive call") {
+		x.done <- err
+	}
 }
 
 // attemptsWatched runs the upstream attempts while the watcher looks out
@@ -88,7 +93,7 @@ func (x *exchange) afterCall(err error) bool {
 // keepaliveWriter pings the client until the upstream answers, then relays.
 // A client that hangs up meanwhile (a failed ping, or its socket seen
 // closed by the watcher) ends the upstream call at once.
-func (x *exchange) keepaliveWriter(w streamWriter) {
+func (x *exchange) keepaliveWriter(out sink) {
 	tick := time.NewTicker(x.s.keepalive())
 	defer tick.Stop()
 	for {
@@ -98,13 +103,13 @@ func (x *exchange) keepaliveWriter(w streamWriter) {
 				x.clientGone()
 				return // release closes the upstream
 			}
-			x.relayAfterPings(w, err)
+			x.relayAfterPings(out, err)
 			return
 		case <-tick.C:
 			if x.left {
 				continue
 			}
-			if !x.flushOut(w, pingBytes) {
+			if !flushOut(out, pingBytes) {
 				x.watch.markGone()
 				x.leaveEarly()
 			}
@@ -118,19 +123,19 @@ var (
 )
 
 // relayAfterPings continues a stream whose 200 already went out.
-func (x *exchange) relayAfterPings(w streamWriter, err error) {
+func (x *exchange) relayAfterPings(out sink, err error) {
 	if err == nil && x.upResp.StatusCode() == fasthttp.StatusOK {
 		switch {
 		case x.isEventStream() && x.translated:
-			x.relayTranslated(w)
+			x.relayTranslated(out)
 		case x.isEventStream():
-			x.relaySame(w)
+			x.relaySame(out)
 		case x.translated && x.isJSON():
-			x.relayTranslatedBody(w)
+			x.relayTranslatedBody(out)
 		default:
 			x.result = resultUpstreamFailed
 			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgNotStream)}
-			x.writeInBandError(w, &e)
+			x.writeInBandError(out, &e)
 		}
 		return
 	}
@@ -146,5 +151,5 @@ func (x *exchange) relayAfterPings(w streamWriter, err error) {
 		x.rewordCredentialError(&e)
 		x.nameUpstreamError(&e)
 	}
-	x.writeInBandError(w, &e)
+	x.writeInBandError(out, &e)
 }

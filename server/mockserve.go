@@ -46,7 +46,7 @@ func (s *Server) serveMock(x *exchange) bool {
 
 // relayMock streams the mock's answer one event at a time, pausing
 // chunk_delay before each text delta after the first.
-func (x *exchange) relayMock(w streamWriter) {
+func (x *exchange) relayMock(out sink) {
 	delay := x.s.mocks[x.target.Provider].Delay()
 	evs := x.answer.Events
 	texts := 0
@@ -61,7 +61,7 @@ func (x *exchange) relayMock(w streamWriter) {
 		if len(x.out) == 0 {
 			continue
 		}
-		if !x.flushOut(w, x.out) {
+		if !flushOut(out, x.out) {
 			return
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
-	"slipstream/codec/translate"
 	"slipstream/server/upstream"
 )
 
@@ -98,54 +97,11 @@ func (x *exchange) isJSON() bool {
 	return bytes.EqualFold(ct, []byte("application/json")) || len(ct) > 5 && bytes.EqualFold(ct[len(ct)-5:], []byte("+json"))
 }
 
-// relaySame is the stream writer of the same-dialect path: every upstream
-// event is relayed as it arrives (relayOut); a stream that ends without
-// its terminal event gets the dialect's in-band error. Only data events
-// hold timeouts.idle off (upstream.Pace): keep-alives are relayed, but a
-// stream of nothing else ends as a silent one does.
-func (x *exchange) relaySame(w streamWriter) {
-	t := x.tail()
-	x.sameTail = t
-	x.rd.Reset(x.upstreamEvents())
-	x.watch.start(x)
-	defer x.watch.stop()
-	upstream.Pace(x.upResp.LocalAddr())
-	var readErr error
-	for {
-		ev, err := x.rd.Next()
-		if err != nil {
-			if err != io.EOF {
-				readErr = err
-			}
-			break
-		}
-		if ev.Partial {
-			break // cut off mid-event: never relay half an event
-		}
-		if !translate.ValidRelayed(x.rt.dialect, &ev) {
-			readErr = errMalformedEvent // never relayed; the stream ends here
-			break
-		}
-		if !ev.IsKeepAlive() {
-			upstream.Progress(x.upResp.LocalAddr())
-		}
-		t.Observe(ev.Name, ev.Data)
-		if txt := t.Text(); len(txt) > 0 {
-			x.estOut += int64(x.Count(txt))
-		}
-		if !x.relayOut(w, ev.Raw) {
-			return
-		}
-	}
-	if readErr != nil {
-		x.upErr = readErr
-	}
-	if !t.Done() {
-		x.result = resultUpstreamFailed
-		e := x.streamFailure(readErr)
-		x.out = t.AppendError(x.out[:0], &e)
-		x.flushOut(w, x.out)
-	}
+// relaySame is the stream writer of the same-dialect path: the pump with
+// the verbatim step, watched by the client dialect's tail.
+func (x *exchange) relaySame(out sink) {
+	x.sameTail = x.tail()
+	x.pump(out, passStep{})
 }
 
 // streamFailure describes an upstream stream that stopped before its
@@ -211,9 +167,12 @@ func (p *passBody) Read(b []byte) (n int, err error) {
 	return n, err
 }
 
+// Close ends the body stream's lease. fasthttp calls it on the same
+// pointer whatever the lease, so what it can check is that x is leased:
+// a Close after x went back to the pool is refused.
 func (p *passBody) Close() error {
 	p.x.watch.stop()
-	p.x.releaseOnce()
+	p.x.releaseOnce(p.x.owner())
 	return nil
 }
 

@@ -1,14 +1,11 @@
 package server
 
 import (
-	"io"
-
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
 	"slipstream/codec/translate"
 	"slipstream/pool"
-	"slipstream/server/upstream"
 )
 
 // maxUpstreamBody bounds a non-streamed upstream body slipstream reads
@@ -96,7 +93,7 @@ func (x *exchange) respondTranslatedBody() bool {
 		ctx.SetContentType("application/json")
 	}
 	x.relayBody, x.relayOff = out, 0
-	x.hold(len(body) + len(out.B)) // the upstream body stays in x.out until release
+	x.hold(len(body) + len(out.B)) // the upstream body stays in x.upRead until release
 	x.handOffBody(len(out.B))
 	return true
 }
@@ -104,79 +101,25 @@ func (x *exchange) respondTranslatedBody() bool {
 // relayTranslatedBody is relayTranslated for an upstream that answered a
 // streamed request with a whole JSON body after keep-alive pings went out:
 // the body is translated into the client's events.
-func (x *exchange) relayTranslatedBody(w streamWriter) {
-	body, err := x.readUpstreamBody(maxUpstreamBody) // a view of x.out
-	out := pool.Get(len(body) + 1024)
+func (x *exchange) relayTranslatedBody(out sink) {
+	body, err := x.readUpstreamBody(maxUpstreamBody) // a view of x.upRead
+	buf := pool.Get(len(body) + 1024)
 	if err == nil {
-		out.B, err = x.ts.AppendBody(out.B[:0], body)
+		buf.B, err = x.ts.AppendBody(buf.B[:0], body)
 	}
 	if err != nil {
 		x.result = resultUpstreamFailed
 		e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgMalformed)}
-		out.B = x.ts.AppendError(out.B[:0], &e)
+		buf.B = x.ts.AppendError(buf.B[:0], &e)
 	}
-	x.flushOut(w, out.B)
-	pool.Put(out)
+	flushOut(out, buf.B)
+	pool.Put(buf)
 }
 
-// relayTranslated is the stream writer of the translated path. As on the
-// same-dialect path, only data events hold timeouts.idle off.
-func (x *exchange) relayTranslated(w streamWriter) {
-	x.rd.Reset(x.upstreamEvents())
-	x.watch.start(x)
-	defer x.watch.stop()
-	upstream.Pace(x.upResp.LocalAddr())
-	var readErr error
-	cut := false
-	for !x.ts.Done() {
-		ev, err := x.rd.Next()
-		if err != nil {
-			if err != io.EOF {
-				readErr = err
-			}
-			break
-		}
-		if ev.Partial {
-			cut = true // cut off mid-event: a failure, not the end
-			break
-		}
-		if !ev.IsKeepAlive() {
-			upstream.Progress(x.upResp.LocalAddr())
-		}
-		if ev.IsComment() {
-			continue
-		}
-		x.out, err = x.ts.AppendEvent(x.out[:0], ev.Name, ev.Data)
-		if err != nil {
-			e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: x.named(msgMalformed)}
-			x.out = x.ts.AppendError(x.out, &e)
-			readErr = err
-		}
-		if len(x.out) == 0 {
-			continue
-		}
-		if !x.relayOut(w, x.out) {
-			return
-		}
-	}
-	if readErr != nil {
-		x.upErr = readErr
-	}
-	if !x.ts.Done() {
-		switch {
-		case readErr != nil || cut:
-			x.result = resultUpstreamFailed
-			e := x.streamFailure(readErr)
-			x.out = x.ts.AppendError(x.out[:0], &e)
-		default:
-			x.out = x.ts.AppendEnd(x.out[:0])
-		}
-		// Only a Gemini stream has no terminal event of its own: any other
-		// ended here truncated, and AppendEnd said so in-band.
-		if x.flushOut(w, x.out) && x.target.Provider.Dialect != codec.DialectGemini {
-			x.result = resultUpstreamFailed
-		}
-	}
+// relayTranslated is the stream writer of the translated path: the pump
+// with the translating step.
+func (x *exchange) relayTranslated(out sink) {
+	x.pump(out, translateStep{})
 }
 
 var msgMalformed = []byte("the upstream sent a malformed event")

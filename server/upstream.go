@@ -65,7 +65,7 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 	r := &x.upReq
 	r.Header.SetMethod(fasthttp.MethodPost)
 	uri := r.URI()
-	url := append(x.out[:0], p.BaseURL...)
+	url := append(x.urlBuf[:0], p.BaseURL...)
 	if p.Dialect == codec.DialectGemini {
 		url = append(url, "/v1beta/models/"...)
 		url = upstream.AppendPathSegment(url, x.upModel)
@@ -86,13 +86,13 @@ func (x *exchange) buildUpstream(copyHeaders bool) {
 		}
 	}
 	uri.UpdateBytes(url)
-	x.out = url[:0]
+	x.urlBuf = url[:0]
 	if copyHeaders {
 		x.client().appendHeaders(&r.Header) // the client dialect's forward list: p speaks it
 	} else {
-		ua := upstream.AppendUserAgent(x.out[:0], x.s.version, x.client().ua)
+		ua := upstream.AppendUserAgent(x.urlBuf[:0], x.s.version, x.client().ua)
 		r.Header.SetUserAgentBytes(ua)
-		x.out = ua[:0]
+		x.urlBuf = ua[:0]
 	}
 	r.Header.SetContentType("application/json")
 	upstream.SetIdentity(&r.Header)
@@ -302,17 +302,17 @@ func (x *exchange) isEventStream() bool {
 	return len(ct) >= 17 && string(ct[:17]) == "text/event-stream"
 }
 
-// readUpstreamBody reads a whole upstream body into x.out, at most max
+// readUpstreamBody reads a whole upstream body into x.upRead, at most max
 // bytes, decodes it when the upstream compressed it although asked not
 // to, and closes the body stream.
 func (x *exchange) readUpstreamBody(max int) ([]byte, error) {
 	r := x.upResp.BodyStream()
-	buf := x.out[:0]
+	buf := x.upRead[:0]
 	var err error
 	if r != nil {
 		buf, err = pool.AppendCapped(buf, r, max)
 	}
-	x.out = buf
+	x.upRead = buf
 	if err == pool.ErrOverCap {
 		err = errUpstreamTooLarge
 	}
