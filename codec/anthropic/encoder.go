@@ -143,7 +143,7 @@ func (e *Encoder) setMsgID(id []byte) {
 }
 
 // appendUsage writes the usage object. input_tokens is the uncached
-// input (F.7); withInput false writes output_tokens only.
+// input; withInput false writes output_tokens only.
 func (e *Encoder) appendUsage(dst []byte, withInput, start bool) []byte {
 	u := &e.usage
 	dst = append(dst, '{')

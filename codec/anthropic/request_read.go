@@ -504,7 +504,7 @@ func numberRaw(v []byte) []byte {
 }
 
 // readThinking maps thinking and output_config.effort to r.Reasoning:
-// enabled -> Budget and the effort bucket of the budget (F.8); adaptive ->
+// enabled -> Budget and the effort bucket of the budget (docs/TRANSLATION.md); adaptive ->
 // Budget -1 (dynamic) and the given effort, default high (Anthropic's
 // default effort); disabled -> EffortNone. display "omitted" turns Summary
 // off; it is on otherwise, as on Anthropic's servers.

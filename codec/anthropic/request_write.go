@@ -32,7 +32,7 @@ const customSchema = `{"type":"object","properties":{"input":{"type":"string"}},
 // string arguments are unescaped into an input object ("" -> {}, invalid
 // -> {"_raw":"<the original string>"}); custom tools become a function of
 // one string "input"; thinking parts without a signature are dropped
-// (Anthropic rejects them). Reasoning -> thinking per F.8, max_tokens
+// (Anthropic rejects them). Reasoning -> thinking by the effort buckets of docs/TRANSLATION.md, max_tokens
 // raised above the budget; with thinking on, temperature/top_p/top_k are
 // dropped and a forced tool_choice becomes auto.
 func AppendRequest(dst []byte, r *codec.Request, model []byte) ([]byte, error) {

@@ -97,7 +97,7 @@ func TestAppendRequestForeign(t *testing.T) {
 	r.Reasoning.Effort = codec.EffortMedium
 	f(r, `{"model":"up-model","max_tokens":8192,"system":"sys","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"text","text":"dev"}]},{"role":"assistant","content":[{"type":"tool_use","id":"call_9","name":"apply_patch","input":{"input":"*** Begin Patch\n"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_9","content":[{"type":"text","text":"done"}]}]}],"tools":[{"name":"apply_patch","description":"Patch\n\nThe input must follow this format: {\"type\":\"grammar\",\"syntax\":\"lark\"}","input_schema":{"type":"object","properties":{"input":{"type":"string"}},"required":["input"]}},{"name":"ls","input_schema":{"type":"object","properties":{}}}],"tool_choice":{"type":"any","disable_parallel_tool_use":true},"thinking":{"type":"disabled"},"temperature":1,"top_p":0.9}`)
 
-	// effort without a tool loop: enabled with the F.8 budget, max_tokens raised
+	// effort without a tool loop: enabled with the effort's bucket budget, max_tokens raised
 	r = build(&codec.Request{MaxTokens: 1000, Temperature: b("0.2")}, U, text("q"))
 	r.Reasoning.Effort = codec.EffortHigh
 	r.Tools = []codec.Tool{{Name: b("ls")}}

@@ -28,7 +28,7 @@ const chatMaxCalls = 256
 // becomes EventThinking. Tool calls become EventToolCall (Block = the call's
 // position, 0, 1, ...) and EventToolArgs fragments; a custom tool call
 // (type "custom") is flagged Custom and its input fragments are the free
-// text. The stop reason is tool use whenever calls were seen (F.6). Usage
+// text. The stop reason is tool use whenever calls were seen. Usage
 // arrives on EventFinish when the finish chunk carries it, else as
 // EventUsage (the include_usage chunk). [DONE] ends the sequence, adding
 // EventStart/EventFinish if the upstream never sent them. A chunk with a
@@ -279,7 +279,7 @@ func (d *ChatDecoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event,
 var chatBodyKeys = [3]string{"error", "choices", "usage"}
 
 // chatStop maps a finish_reason to a StopReason; any finish with tool calls
-// that did not hit a limit is tool use (F.6).
+// that did not hit a limit is tool use.
 func chatStop(reason string, calls bool) codec.StopReason {
 	switch reason {
 	case "length":
@@ -295,7 +295,7 @@ func chatStop(reason string, calls bool) codec.StopReason {
 	return codec.StopEndTurn
 }
 
-// chatUsage reads a Chat usage object (A.6) into the neutral Usage;
+// chatUsage reads a Chat usage object into the neutral Usage;
 // DeepSeek's prompt_cache_hit_tokens stands in for cached_tokens.
 func chatUsage(u gjson.Result) codec.Usage {
 	if !u.IsObject() {

@@ -340,7 +340,7 @@ func (e *ChatEncoder) fail(dst []byte, err *codec.Error) []byte {
 	return sse.AppendEventEnd(dst)
 }
 
-// AppendChatUsage appends a Chat usage object (A.6) from the neutral
+// AppendChatUsage appends a Chat usage object from the neutral
 // usage: prompt_tokens counts every input token, cached ones included.
 // cache_write_tokens is written only when known to be non-zero.
 func AppendChatUsage(dst []byte, u *codec.Usage) []byte {

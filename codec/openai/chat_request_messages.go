@@ -94,7 +94,7 @@ func (rd *chatMessages) system(c gjson.Result) error {
 }
 
 // user reads a user message; right after tool messages its content joins
-// their user message (F.2).
+// their user message.
 func (rd *chatMessages) user(c gjson.Result) error {
 	if !rd.toolRun {
 		rd.r.AddMessage(codec.RoleUser)

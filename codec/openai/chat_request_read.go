@@ -20,7 +20,7 @@ var errChatNoMessages = errors.New("messages: must be an array")
 // Mapping: leading system/developer messages go to r.System (one piece per
 // string or text part), later ones become RoleSystem messages; tool messages
 // become PartToolResult parts (their text as child parts) of one user
-// message, and a user message right after them joins that message (F.2);
+// message, and a user message right after them joins that message;
 // assistant tool_calls become PartToolCall parts with ArgsString set
 // (function.arguments is a JSON string), custom tool calls become PartToolCall
 // with Custom set; reasoning_content/reasoning on assistant messages becomes

@@ -28,7 +28,7 @@ func TestDecodeChatRequest(t *testing.T) {
 	f(`{"model":"gpt-4.1","messages":[{"role":"user","content":"Hi"}]}`,
 		"model=gpt-4.1 stream=false usage=false\nuser: text(Hi)\n")
 
-	// The A.2 example: leading system and developer hoisted, image data URL
+	// A Chat request: leading system and developer hoisted, image data URL
 	// split, tool call with a string arguments, tool result.
 	f(`{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},"messages":[
   {"role": "system", "content": "You are terse."},
@@ -50,7 +50,7 @@ user: result(call_7,,err=false,n=1) text(18C, sunny)
 `)
 
 	// Parallel tool results merge into one user message and the following
-	// user message joins it (F.2); a later system message stays in place.
+	// user message joins it; a later system message stays in place.
 	f(`{"model":"m","messages":[
   {"role":"user","content":"weather in Paris and Rome?"},
   {"role":"assistant","content":"Checking.","tool_calls":[

@@ -80,7 +80,7 @@ func chatAppendSampling(dst []byte, r *codec.Request) []byte {
 }
 
 // chatAppendReasoning appends reasoning_effort from the effort, or from a
-// thinking budget by the nearest bucket of F.8 (a dynamic budget leaves
+// thinking budget by the nearest effort bucket (docs/TRANSLATION.md) (a dynamic budget leaves
 // the model's default).
 func chatAppendReasoning(dst []byte, rs *codec.Reasoning) []byte {
 	e := rs.Effort

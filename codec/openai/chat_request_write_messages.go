@@ -5,7 +5,7 @@ import (
 )
 
 // chatAppendMessages appends the messages array's elements: the system
-// message, then each message split or kept as Chat needs (F.2).
+// message, then each message split or kept as Chat needs.
 func chatAppendMessages(dst []byte, r *codec.Request) []byte {
 	if len(r.System) > 0 {
 		dst = append(dst, `{"role":"system","content":`...)

@@ -270,8 +270,8 @@ func (c *respChecker) itemDone(ev gjson.Result) error {
 	return nil
 }
 
-// checkItem checks the fields Codex needs to deserialize a finished item
-// (B.9); items it drops silently would lose the answer.
+// checkItem checks the fields Codex needs to deserialize a finished item:
+// items it drops silently would lose the answer.
 func respCheckItem(item gjson.Result) error {
 	need := func(path string, t gjson.Type) error {
 		if v := item.Get(path); v.Type != t {
@@ -357,7 +357,7 @@ func respCheckResponse(resp gjson.Result, status string) error {
 	return nil
 }
 
-// checkUsage checks usage: null, or integer counts (B.9).
+// checkUsage checks usage: null, or integer counts.
 func respCheckUsage(u gjson.Result) error {
 	if !u.Exists() || u.Type == gjson.Null {
 		return nil

@@ -263,7 +263,7 @@ func (d *ResponsesDecoder) finish(dst []codec.Event, resp gjson.Result) []codec.
 	return append(dst, codec.Event{Kind: codec.EventEnd})
 }
 
-// readResponsesUsage maps a Responses usage object (B.10) to codec.Usage.
+// readResponsesUsage maps a Responses usage object to codec.Usage.
 func readResponsesUsage(u gjson.Result) codec.Usage {
 	if !u.IsObject() {
 		return codec.Usage{}
@@ -313,7 +313,7 @@ func respKindForCode(code []byte) codec.ErrorKind {
 	return codec.ErrAPI
 }
 
-// DecodeBody appends the Events of a non-streamed Responses body (B.5):
+// DecodeBody appends the Events of a non-streamed Responses body:
 // each output item whole, then the finish, or EventError for a failed
 // response or an error body.
 func (d *ResponsesDecoder) DecodeBody(dst []codec.Event, body []byte) ([]codec.Event, error) {

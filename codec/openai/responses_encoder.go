@@ -20,7 +20,7 @@ import (
 // the SDKs throw on that and never read response.failed.
 //
 // Not streaming: the same state machine fills the output, and EventEnd
-// writes the response object (B.5); EventError writes the error body.
+// writes the response object; EventError writes the error body.
 //
 // Ids are minted from the upstream id (EventStart.ID): resp_<id> (kept as
 // is when it already starts with resp_), msg_<id>_<n> and rs_<id>_<n> for

@@ -4,7 +4,7 @@ import (
 	"slipstream/codec"
 )
 
-// appendResponse appends the response object (B.5) with the given status:
+// appendResponse appends the response object with the given status:
 // the output written so far, the client's request echoed (model, sampling,
 // tool choice, reasoning, format; tools as []), usage on the terminal
 // statuses, and error for "failed".

@@ -45,7 +45,7 @@ func (rd *responsesReader) addTool(t gjson.Result, name []byte) {
 	rd.r.Tools = append(rd.r.Tools, tool)
 }
 
-// readResponsesToolChoice maps tool_choice (B.4, F.5). allowed_tools keeps
+// readResponsesToolChoice maps tool_choice. allowed_tools keeps
 // only its mode; a hosted tool choice becomes auto.
 func readResponsesToolChoice(r *codec.Request, v gjson.Result) {
 	tc := &r.ToolChoice
@@ -85,7 +85,7 @@ func readResponsesReasoning(r *codec.Request, v gjson.Result) {
 	}
 }
 
-// readResponsesFormat maps text.format (flat json_schema, B.2).
+// readResponsesFormat maps text.format (flat json_schema).
 func readResponsesFormat(r *codec.Request, v gjson.Result) {
 	f := &r.Format
 	switch v.Get("type").Raw {

@@ -11,12 +11,15 @@ import (
 )
 
 // outside matches references to documents that are not in the
-// repository: the planning notes beside it and tracker issue numbers. A
+// repository: the planning notes beside it (and their sections) and tracker
+// issue numbers. A
 // clone has none of them, so code and docs cite the fact itself, a file
 // in the repository, or a provider's public documentation instead. (The
 // pattern is assembled so that this file does not match itself.)
 var outside = regexp.MustCompile(`\.\./shared|` + `api-formats\.md|` + `responses-websocket\.md|` +
-	`accounts\.md|` + `DESIGN\.md|STYLE\.md|` + `(?i:\bissue)` + ` [0-9]`)
+	`accounts\.md|` + `DESIGN\.md|STYLE\.md|` + `(?i:\bissue)` + ` [0-9]|` +
+	// a section of the planning notes, cited as "(F" + ".6)" or "per F" + ".8"
+	`(\(|, | per | of |[Tt]he )[A-H]` + `\.[0-9]{1,2}\b`)
 
 // mdLink matches a relative Markdown link target.
 var mdLink = regexp.MustCompile(`\]\(([^)#:\s]+)(#[^)]*)?\)`)
