@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/oauthstub"
 	"slipstream/server/accounts"
-	"slipstream/server/accounts/oauthstub"
 )
 
 // Subscription accounts with the real clients: slipstream holds a stored
