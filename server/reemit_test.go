@@ -13,6 +13,7 @@ import (
 // data is one strictly valid JSON object (or Chat's [DONE]), its name a
 // plain token, and its raw bytes hold only those fields and comments.
 func TestValidRelayed(t *testing.T) {
+	t.Parallel()
 	f := func(d codec.Dialect, raw string, want bool) {
 		t.Helper()
 		var rd sse.Reader
@@ -56,6 +57,7 @@ func TestValidRelayed(t *testing.T) {
 // never relayed; the stream ends with the dialect's error event after the
 // good events before it.
 func TestGarbageStreamEndsWithError(t *testing.T) {
+	t.Parallel()
 	f := func(path, body, good, bad, wantTail string) {
 		t.Helper()
 		rec := &recorder{reply: good + bad, contentType: "text/event-stream"}

@@ -197,6 +197,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 // the same, within a keep-alive interval, before the first byte (the
 // upstream connection closed, the slot freed).
 func TestClientGoneOverTLS(t *testing.T) {
+	t.Parallel()
 	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cert := httptest.NewTLSServer(http.NotFoundHandler())
@@ -215,6 +216,7 @@ func TestClientGoneOverTLS(t *testing.T) {
 // while its request is in flight (the next request, pipelined) are not a
 // departure: both requests are answered.
 func TestPipelinedRequestIsNotADeparture(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		time.Sleep(600 * time.Millisecond) // three keep-alive intervals
@@ -251,6 +253,7 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 // timeouts.write: the stream ends, the upstream connection closes, the
 // slot is freed, and the access log says why.
 func TestWriteTimeout(t *testing.T) {
+	t.Parallel()
 	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
 	var logs syncBuffer
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
