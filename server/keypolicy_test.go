@@ -67,6 +67,7 @@ func TestKeyModelsAndDigest(t *testing.T) {
 // TestKeyTokenLimits: tpm and a daily budget are charged from the
 // upstream's real usage (chatReply reports 3 + 1 tokens).
 func TestKeyTokenLimits(t *testing.T) {
+	t.Parallel()
 	u := newUpstream(t, &credUpstream{})
 	f := func(policy string, passes int, retryAfter string) {
 		t.Helper()

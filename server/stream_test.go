@@ -85,7 +85,7 @@ func TestClientDisconnectClosesUpstream(t *testing.T) {
 	var wrote atomic.Int64
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		if r.URL.Query().Get("warm") != "" {
+		if b, _ := io.ReadAll(r.Body); bytes.Contains(b, []byte(warmMark)) {
 			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 			return
 		}
@@ -112,7 +112,7 @@ func TestClientDisconnectClosesUpstream(t *testing.T) {
 	// A warm-up stream starts the client's and server's long-lived
 	// goroutines (connection cleaners, a worker), which are not leaks.
 	warm := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := warm.Post(base+"/v1/messages?warm=1", "application/json", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+	resp, err := warm.Post(base+"/v1/messages", "application/json", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"`+warmMark+`"}],"stream":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
