@@ -13,7 +13,7 @@ RACE_PKGS := ./server/... ./codec/sse/ ./pool/ ./codec/translate/ ./chaos/
 STATIC_ENV   := CGO_ENABLED=0
 STATIC_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: all build build-pprof static install run test vet fmt-check unit race fuzz e2e-install clean
+.PHONY: all build build-pprof static install run test lint vet fmt-check unit race fuzz e2e-install clean
 
 all: build
 
@@ -37,16 +37,31 @@ install:
 run: build
 	./$(BIN) $(ARGS)
 
-# Everything: gofmt, go vet, the unit run (e2e with the real clients, fuzz
-# seeds, chaos) and the race run, counted by internal/testsum. The last line
+# golangci-lint, pinned: installed from the Go module proxy into bin/ under
+# a name that carries the version, so a new pin installs anew. Its rules
+# (the package layout among them) are in .golangci.yml.
+GOLANGCI_VERSION := v2.15.0
+GOLANGCI         := bin/golangci-lint-$(GOLANGCI_VERSION)
+
+$(GOLANGCI):
+	@mkdir -p bin
+	GOBIN=$(CURDIR)/bin/.golangci $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+	@mv bin/.golangci/golangci-lint $@ && rmdir bin/.golangci
+
+lint: $(GOLANGCI)
+	$(GOLANGCI) run ./...
+
+# Everything: gofmt, go vet, golangci-lint, the unit run (e2e with the real
+# clients, fuzz seeds, chaos) and the race run, counted by internal/testsum
+# (a lint finding is one failed check, its findings listed). The last line
 # is `tests: N passed, N failed, N skipped`; skip reasons are listed above
 # it. The e2e clients are installed from the lockfile first when npm is
 # present. SLIPSTREAM_REQUIRE_E2E=1 (set by .ci/run) fails a real-client
 # test instead of skipping it.
-test:
+test: $(GOLANGCI)
 	@sh e2e/install.sh || echo "!!! e2e/install.sh failed: the real-client tests will skip (or fail under SLIPSTREAM_REQUIRE_E2E=1)"
 	@$(GO) build -o bin/testsum ./internal/testsum
-	@bin/testsum -race "$(RACE_PKGS)" ./...
+	@bin/testsum -lint $(GOLANGCI) -race "$(RACE_PKGS)" ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/node_modules/*')); \

@@ -111,15 +111,6 @@ func padTo(dst []byte, end int) []byte {
 	return dst
 }
 
-// appendText appends n bytes of text, prose or code by the generator's
-// choice.
-func (g *gen) appendText(dst []byte, n int) []byte {
-	if g.r.IntN(2) == 0 {
-		return g.appendCode(dst, n)
-	}
-	return g.appendProse(dst, n)
-}
-
 // appendJSONText appends a JSON string holding about n bytes of generated
 // text; escaping may make the encoded string longer than n.
 func (g *gen) appendJSONText(dst []byte, n int, code bool) []byte {

@@ -41,7 +41,7 @@ func (p *Profiler) Stop(n int) ([]string, error) {
 	done := make(chan error, 1)
 	go func() { done <- p.cmd.Wait() }()
 	select {
-	case <-done:
+	case <-done: //nolint:errcheck // perf ends on the SIGINT above: its exit status says nothing
 	case <-time.After(30 * time.Second):
 		p.cmd.Process.Kill() //nolint:errcheck // best effort
 		return nil, fmt.Errorf("cannot stop perf within 30 s")

@@ -52,7 +52,7 @@ func CheckReply(d codec.Dialect, stream bool, r *Reply, words []string) (ok bool
 	}
 	if !stream {
 		if r.ReadErr != nil {
-			return false, nil // the client sees the failure
+			return false, nil //nolint:nilerr // the client sees the failure
 		}
 		if ct != "application/json" {
 			return false, fmt.Errorf("200 with Content-Type %q: %q", ct, clip(r.Body))

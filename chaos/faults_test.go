@@ -164,12 +164,11 @@ func html500(d codec.Dialect, stream bool) Handler {
 // leaves (timeouts.idle must end it).
 func stall(d codec.Dialect, stream bool) Handler {
 	return func(r *Request, c *Conn) bool {
-		full := ReplyBody(d, model, Words)
 		if stream {
-			full = Stream(ReplyEvents(d, model, Words))
 			c.Head(200, "Content-Type", "text/event-stream", "Transfer-Encoding", "chunked")
 			c.Chunk(firstHalf(d, stream))
 		} else {
+			full := ReplyBody(d, model, Words)
 			c.Head(200, "Content-Type", "application/json", "Content-Length", itoa(len(full)))
 			c.Write(firstHalf(d, stream))
 		}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/oauthstub"
 	"slipstream/server/accounts"
-	"slipstream/server/accounts/oauthstub"
 )
 
 // Subscription accounts with the real clients: slipstream holds a stored
@@ -122,6 +122,7 @@ log:
 }
 
 func TestClaudeCodeThroughClaudeAccount(t *testing.T) {
+	t.Parallel()
 	claudeBin(t)
 	oauth, dir := accountSetup(t, accounts.TypeClaude)
 	want := "PONG through a Claude account"
@@ -171,6 +172,7 @@ func codexAccountRules(r *http.Request, body []byte) []string {
 }
 
 func TestCodexThroughCodexAccount(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	oauth, dir := accountSetup(t, accounts.TypeCodex)
 	want := "PONG through a ChatGPT account"
@@ -187,6 +189,7 @@ func TestCodexThroughCodexAccount(t *testing.T) {
 }
 
 func TestCodexWebSocketThroughCodexAccount(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	oauth, dir := accountSetup(t, accounts.TypeCodex)
 	want := "PONG over the socket through a ChatGPT account"

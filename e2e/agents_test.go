@@ -80,15 +80,16 @@ const agentMockReply = "PONG from the slipstream mock."
 // upstream dialect.
 func testAgent(t *testing.T, a *agent) {
 	a.need(t)
+	// Each run has its own slipstream, stub, HOME and work directory.
 	for _, d := range a.dialects {
-		t.Run("mock/"+d+"/text", func(t *testing.T) { testAgentMockText(t, a, d) })
-		t.Run("mock/"+d+"/tool", func(t *testing.T) { testAgentMockTool(t, a, d) })
+		t.Run("mock/"+d+"/text", func(t *testing.T) { t.Parallel(); testAgentMockText(t, a, d) })
+		t.Run("mock/"+d+"/tool", func(t *testing.T) { t.Parallel(); testAgentMockTool(t, a, d) })
 	}
 	for i, up := range agentUpstreams {
 		client := a.clientFor(i)
 		name := up.name + "/" + client
-		t.Run(name+"/text", func(t *testing.T) { testAgentText(t, a, client, up.kind, up.api, up.dialect) })
-		t.Run(name+"/tool", func(t *testing.T) { testAgentTool(t, a, client, up.kind, up.api, up.dialect) })
+		t.Run(name+"/text", func(t *testing.T) { t.Parallel(); testAgentText(t, a, client, up.kind, up.api, up.dialect) })
+		t.Run(name+"/tool", func(t *testing.T) { t.Parallel(); testAgentTool(t, a, client, up.kind, up.api, up.dialect) })
 	}
 }
 

@@ -89,12 +89,13 @@ var claudeUpstreams = []struct{ name, kind, api, dialect string }{
 }
 
 func TestClaudeCode(t *testing.T) {
+	t.Parallel()
 	claudeBin(t)
-	for _, up := range claudeUpstreams {
-		t.Run(up.name+"/text", func(t *testing.T) { testClaudeText(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/tool", func(t *testing.T) { testClaudeTool(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testClaudeThinkingTool(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/truncated", func(t *testing.T) { testClaudeTruncated(t, up.kind, up.api, up.dialect) })
+	for _, up := range claudeUpstreams { // each run: its own stub, slipstream, HOME
+		t.Run(up.name+"/text", func(t *testing.T) { t.Parallel(); testClaudeText(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/tool", func(t *testing.T) { t.Parallel(); testClaudeTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/thinking_tool", func(t *testing.T) { t.Parallel(); testClaudeThinkingTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/truncated", func(t *testing.T) { t.Parallel(); testClaudeTruncated(t, up.kind, up.api, up.dialect) })
 	}
 }
 

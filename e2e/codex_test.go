@@ -140,13 +140,14 @@ var codexUpstreams = []struct{ name, kind, api, dialect string }{
 }
 
 func TestCodex(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	for _, up := range codexUpstreams {
-		t.Run(up.name+"/text", func(t *testing.T) { testCodexText(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/tool", func(t *testing.T) { testCodexTool(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/thinking_tool", func(t *testing.T) { testCodexThinkingTool(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/truncated", func(t *testing.T) { testCodexTruncated(t, up.kind, up.api, up.dialect) })
-		t.Run(up.name+"/apply_patch", func(t *testing.T) { testCodexApplyPatch(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/text", func(t *testing.T) { t.Parallel(); testCodexText(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/tool", func(t *testing.T) { t.Parallel(); testCodexTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/thinking_tool", func(t *testing.T) { t.Parallel(); testCodexThinkingTool(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/truncated", func(t *testing.T) { t.Parallel(); testCodexTruncated(t, up.kind, up.api, up.dialect) })
+		t.Run(up.name+"/apply_patch", func(t *testing.T) { t.Parallel(); testCodexApplyPatch(t, up.kind, up.api, up.dialect) })
 	}
 	t.Run("gemini/signed_text", testCodexGeminiSignedText)
 }

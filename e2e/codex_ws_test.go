@@ -157,6 +157,7 @@ func wantWebSocketTurns(t *testing.T, p *proxy, minChained int) wsLog {
 }
 
 func TestCodexWebSocket(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	for _, up := range codexUpstreams {
 		t.Run(up.name+"/text", func(t *testing.T) { testCodexWSText(t, up.kind, up.api, up.dialect) })
@@ -279,6 +280,7 @@ func testCodexWSApplyPatch(t *testing.T, kind, api, dialect string) {
 // socket, the second frame carries only the new user message, and the
 // upstream gets the whole conversation.
 func TestCodexWebSocketMultiTurn(t *testing.T) {
+	t.Parallel()
 	node, script := codexCmd(t)
 	var mu sync.Mutex
 	n := 0
@@ -438,6 +440,7 @@ func (a *appServer) wait(t *testing.T, what string, ok func(map[string]any) bool
 // input, and the tool round trip still completes over WebSockets (no HTTP
 // fallback).
 func TestCodexWebSocketStateEvicted(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	const callID = "call_ws_evicted_01"
 	final := "Done after resending everything."
@@ -467,6 +470,7 @@ func TestCodexWebSocketStateEvicted(t *testing.T) {
 // 426 (limits.ws_connections reached, here by a socket the test holds),
 // Codex goes straight to HTTP POST and the turn completes.
 func TestCodexWebSocketFallback426(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	want := "Answered over HTTP."
 	s := newStub(t, dialectResponses, func(r *stubReq) stubAnswer { return stubAnswer{Text: want} })

@@ -13,6 +13,7 @@ import (
 // class, the mapped type, retry-after, and the context-length signal each
 // CLI reacts to (docs/TRANSLATION.md, errors).
 func TestUpstreamErrorsAcrossDialects(t *testing.T) {
+	t.Parallel()
 	type tc struct {
 		name       string
 		up         struct{ kind, api, dialect string }

@@ -65,6 +65,7 @@ var geminiAgent = &agent{
 }
 
 func TestGeminiCLI(t *testing.T) {
+	t.Parallel()
 	testAgent(t, geminiAgent)
 	t.Run("mock/default_model_fast", testGeminiDefaultModelFast)
 }

@@ -75,6 +75,7 @@ log:
 // sonnet and --model opus; each name it sends reaches the upstream as the
 // alias's model, and /v1/models lists those names, never the pattern.
 func TestClaudeCodePatternAlias(t *testing.T) {
+	t.Parallel()
 	claudeBin(t)
 	cases := []struct {
 		name string
@@ -172,6 +173,7 @@ const mockToolAnswer = "The tool returned: slipstream-mock"
 // Code's Bash tool with a command that passes its schema; Claude Code
 // runs it and sends the output back, which the mock quotes in its answer.
 func TestClaudeCodeMockBash(t *testing.T) {
+	t.Parallel()
 	claudeBin(t)
 	p := startSlipstream(t, mockToolConfig())
 	res := runClaudeArgs(t, p, t.TempDir(), "call Bash", "--model", "claude-sonnet-5", "--allowedTools", "Bash")
@@ -191,6 +193,7 @@ func TestClaudeCodeMockBash(t *testing.T) {
 // Codex's exec_command with a cmd that passes its schema; Codex runs it
 // and sends the output back, which the mock quotes in its answer.
 func TestCodexMockExecCommand(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	p := startSlipstream(t, mockToolConfig())
 	dir := t.TempDir()
@@ -213,6 +216,7 @@ func TestCodexMockExecCommand(t *testing.T) {
 // Codex's free-text apply_patch tool a patch that adds one file; Codex
 // applies it in its working directory and sends the result back.
 func TestCodexMockApplyPatch(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	p := startSlipstream(t, mockToolConfig())
 	dir := t.TempDir()
@@ -233,6 +237,7 @@ func TestCodexMockApplyPatch(t *testing.T) {
 // name in the body and the context-1m beta in anthropic-beta, which the
 // same-dialect path forwards to an Anthropic upstream unchanged.
 func TestClaudeCode1MContext(t *testing.T) {
+	t.Parallel()
 	claudeBin(t)
 	for _, args := range [][]string{nil, {"--model", "opus[1m]"}} {
 		s := newStub(t, dialectAnthropic, func(r *stubReq) stubAnswer { return stubAnswer{Text: "PONG with 1M"} })

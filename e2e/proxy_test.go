@@ -10,6 +10,7 @@ import (
 // TestProxyStarts checks the harness itself: slipstream starts on the mock
 // config, is ready, answers HEAD / and serves a plain curl-style request.
 func TestProxyStarts(t *testing.T) {
+	t.Parallel()
 	p := startSlipstream(t, mockConfig("harness ok"))
 	resp, err := http.Head(p.URL + "/")
 	if err != nil {

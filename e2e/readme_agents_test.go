@@ -85,6 +85,7 @@ func wantReadmeReply(t *testing.T, name string, res cliResult) {
 // TestReadmeGeminiCLI runs the README's Gemini CLI settings and
 // environment (default model: routing call first) with -p.
 func TestReadmeGeminiCLI(t *testing.T) {
+	t.Parallel()
 	node, script := geminiCmd(t)
 	p := startSlipstream(t, readmeMockConfig)
 	home, env := agentHome(t)
@@ -97,6 +98,7 @@ func TestReadmeGeminiCLI(t *testing.T) {
 
 // TestReadmeOpenCode runs the README's opencode.json and command.
 func TestReadmeOpenCode(t *testing.T) {
+	t.Parallel()
 	bin := opencodeBin(t)
 	p := startSlipstream(t, readmeMockConfig)
 	cfg := strings.ReplaceAll(readmeBlock(t, "opencode-json"), readmeAddr, p.URL)
@@ -108,6 +110,7 @@ func TestReadmeOpenCode(t *testing.T) {
 
 // TestReadmeQwenCode runs the README's Qwen Code environment and command.
 func TestReadmeQwenCode(t *testing.T) {
+	t.Parallel()
 	node, script := qwenCmd(t)
 	p := startSlipstream(t, readmeMockConfig)
 	home, env := agentHome(t)
@@ -119,6 +122,7 @@ func TestReadmeQwenCode(t *testing.T) {
 
 // TestReadmePi runs the README's pi models.json and command.
 func TestReadmePi(t *testing.T) {
+	t.Parallel()
 	node, script := piCmd(t)
 	p := startSlipstream(t, readmeMockConfig)
 	home, env := agentHome(t)

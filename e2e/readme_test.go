@@ -86,6 +86,7 @@ func runClaudeEnv(t *testing.T, env []string, dir, prompt string, args ...string
 // slipstream, and its pattern-alias config (the OpenAI provider pointed
 // at a Responses stub).
 func TestReadmeClaudeCode(t *testing.T) {
+	t.Parallel()
 	claudeBin(t)
 	t.Run("anthropic", func(t *testing.T) {
 		s := newStub(t, dialectAnthropic, func(r *stubReq) stubAnswer { return stubAnswer{Text: "PONG from Anthropic"} })
@@ -171,6 +172,7 @@ func runCodexReadme(t *testing.T, p *proxy, tomlName, envName string) codexEvent
 // the custom provider, and the built-in provider (over the Responses
 // WebSocket).
 func TestReadmeCodex(t *testing.T) {
+	t.Parallel()
 	codexCmd(t)
 	t.Run("custom_provider", func(t *testing.T) {
 		p := startSlipstream(t, readmeMockConfig)
@@ -187,6 +189,7 @@ func TestReadmeCodex(t *testing.T) {
 
 // TestReadmeSDKs runs the README's Node snippets for the three SDKs.
 func TestReadmeSDKs(t *testing.T) {
+	t.Parallel()
 	node := needNode(t, "openai")
 	p := startSlipstream(t, readmeMockConfig)
 	for _, name := range []string{"sdk-openai", "sdk-anthropic", "sdk-genai"} {

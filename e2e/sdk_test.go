@@ -140,6 +140,7 @@ func wantUsage(t *testing.T, m map[string]any, key, in, out, total string) {
 }
 
 func TestOpenAISDK(t *testing.T) {
+	t.Parallel()
 	forEachUpstream(t, "openai", "openai.mjs", testOpenAISDK)
 }
 
@@ -200,6 +201,7 @@ func testOpenAISDK(t *testing.T, res sdkResults) {
 }
 
 func TestAnthropicSDK(t *testing.T) {
+	t.Parallel()
 	forEachUpstream(t, "@anthropic-ai/sdk", "anthropic.mjs", testAnthropicSDK)
 }
 
@@ -244,6 +246,7 @@ func testAnthropicSDK(t *testing.T, res sdkResults) {
 }
 
 func TestGenAISDK(t *testing.T) {
+	t.Parallel()
 	forEachUpstream(t, "@google/genai", "genai.mjs", testGenAISDK)
 }
 

@@ -60,6 +60,7 @@ func postSSE(t *testing.T, p *proxy, path, body string) []sseEvent {
 // (TestClaudeCode/gemini/thinking_tool), and a text block split in two
 // keeps only the second half.
 func TestGeminiSignatureToAnthropic(t *testing.T) {
+	t.Parallel()
 	for _, signedText := range []bool{false, true} {
 		name := "trailing_empty_part"
 		if signedText {

@@ -76,6 +76,7 @@ func testCA(t *testing.T, dir string) (caFile, certFile, keyFile string) {
 // with the CA trusted through NODE_EXTRA_CA_CERTS; without it the SDK
 // refuses the certificate, so the TLS is real.
 func TestSDKsOverTLS(t *testing.T) {
+	t.Parallel()
 	node := needNode(t, "openai")
 	needNode(t, "@anthropic-ai/sdk")
 	needNode(t, "@google/genai")

@@ -77,7 +77,6 @@ func startHarness() (*harness, error) {
 	hs := &harness{ups: map[codec.Dialect]*chaos.Upstream{}}
 	var providers strings.Builder
 	for _, d := range chaos.Dialects {
-		d := d
 		up, err := chaos.NewUpstream(func(r *chaos.Request, c *chaos.Conn) bool { return hs.answer(d, r, c) }, 0)
 		if err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 // each with the id the response carries; a failed upstream call logs its
 // cause class; no secret reaches the log.
 func TestAccessLogEveryRequest(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ log: {access: true, format: json}
 // TestTTFTIgnoresPings: keep-alive pings sent while the upstream is
 // silent are not the first token: ttft counts to the first real event.
 func TestTTFTIgnoresPings(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		time.Sleep(300 * time.Millisecond) // silent: slipstream pings meanwhile

@@ -17,9 +17,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"slipstream/internal/oauthstub"
 	"slipstream/internal/redistest"
 	"slipstream/server/accounts"
-	"slipstream/server/accounts/oauthstub"
 	"slipstream/server/config"
 )
 
@@ -285,6 +285,7 @@ func (rig *accountRig) noSecrets(what, s string) {
 }
 
 func TestClaudeAccountServesClaudeCode(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "max1")
 	rig.start(config.KindClaudeAccount, "")
 	status, body := rig.claude(claudeCodeBody)
@@ -295,6 +296,7 @@ func TestClaudeAccountServesClaudeCode(t *testing.T) {
 }
 
 func TestClaudeAccountRefusesOtherClients(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "max1")
 	rig.start(config.KindClaudeAccount, "")
 	status, body := rig.post("/v1/messages", claudeCodeBody, "User-Agent", "python-httpx/0.27")
@@ -311,6 +313,7 @@ func TestClaudeAccountRefusesOtherClients(t *testing.T) {
 }
 
 func TestAccountExpiredTokenRefreshedOnce(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "max1")
 	rig.start(config.KindClaudeAccount, "")
 	rig.clk.Add(8 * time.Hour) // past expiry
@@ -336,6 +339,7 @@ func TestAccountExpiredTokenRefreshedOnce(t *testing.T) {
 }
 
 func TestAccount401RefreshesAndRetries(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "max1")
 	rig.start(config.KindClaudeAccount, "")
 	rig.stub.Revoke() // the provider ends the access token early
@@ -350,6 +354,7 @@ func TestAccount401RefreshesAndRetries(t *testing.T) {
 }
 
 func TestClaudeQuotaCoolsAccountCapped(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2")
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
 		if name != "a1" {
@@ -398,6 +403,7 @@ func TestClaudeQuotaCoolsAccountCapped(t *testing.T) {
 }
 
 func TestClaudeBanDisablesAccount(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2")
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
 		if name != "a1" {
@@ -423,6 +429,7 @@ func TestClaudeBanDisablesAccount(t *testing.T) {
 }
 
 func TestCodexAccountRules(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeCodex, "c1")
 	rig.start(config.KindCodexAccount, "")
 	status, body := rig.post("/v1/responses", codexBody, "Originator", "codex_cli_rs", "User-Agent", "codex_cli_rs/0.50.0")
@@ -464,6 +471,7 @@ func TestCodexAccountRules(t *testing.T) {
 }
 
 func TestCodexUsageLimitCappedAndProbed(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeCodex, "c1", "c2")
 	resetsAt := rig.clk.Now().Add(4 * 24 * time.Hour).Unix()
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
@@ -508,6 +516,7 @@ func TestCodexUsageLimitCappedAndProbed(t *testing.T) {
 }
 
 func TestCodexPassiveHeadersProbeWhenWindowRolls(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeCodex, "c1", "c2")
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
 		if name != "c1" || n > 1 {
@@ -536,6 +545,7 @@ func TestCodexPassiveHeadersProbeWhenWindowRolls(t *testing.T) {
 }
 
 func TestAccountLogsAndListsHoldNoToken(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "a1")
 	rig.start(config.KindClaudeAccount, "")
 	rig.clk.Add(8 * time.Hour)
@@ -569,6 +579,7 @@ func grepLines(s, sub string) string {
 }
 
 func TestCodexErrorInside200StreamFailsOver(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeCodex, "c1", "c2")
 	resetsAt := rig.clk.Now().Add(2 * time.Hour).Unix()
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
@@ -595,6 +606,7 @@ func TestCodexErrorInside200StreamFailsOver(t *testing.T) {
 }
 
 func TestAccountLastErrorReachesClient(t *testing.T) {
+	t.Parallel()
 	// One account, quota used up: the client gets the provider's 429
 	// body whole (it was read for its signal and put back).
 	rig := newAccountRig(t, accounts.TypeCodex, "c1")
@@ -621,6 +633,7 @@ func TestAccountLastErrorReachesClient(t *testing.T) {
 // scans all of it for any token, refresh token or code the OAuth stub
 // issued.
 func TestAccountSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2", "a3")
 	rig.stub.AllowReuse = true
 	var bodies []string
@@ -678,6 +691,7 @@ func TestAccountSecretsNeverLeak(t *testing.T) {
 }
 
 func TestGeminiAccountCodeAssistEnvelope(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeGemini, "g1")
 	rig.start(config.KindGeminiAccount, "")
 	gem := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
@@ -702,6 +716,7 @@ func TestGeminiAccountCodeAssistEnvelope(t *testing.T) {
 }
 
 func TestGeminiAccountQuotaRetryInfo(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeGemini, "g1", "g2")
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
 		if name != "g1" || n != 1 {
@@ -730,6 +745,7 @@ func TestGeminiAccountQuotaRetryInfo(t *testing.T) {
 }
 
 func TestTwoInstancesShareRedisRefreshOnce(t *testing.T) {
+	t.Parallel()
 	// Two slipstream servers (replicas) over one accounts_dir and one
 	// redis-server; the account's token has expired. Requests to both at
 	// once make one refresh call: the replica that waited for the lock
@@ -776,6 +792,7 @@ func TestTwoInstancesShareRedisRefreshOnce(t *testing.T) {
 }
 
 func TestAccountsReloadPicksUpNewLogins(t *testing.T) {
+	t.Parallel()
 	rig := newAccountRig(t, accounts.TypeClaude, "a1")
 	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n")
 	rig.srv.accts.Disable("a1", "banned for the test")
@@ -801,6 +818,7 @@ func TestAccountsReloadPicksUpNewLogins(t *testing.T) {
 }
 
 func TestRefusedByAccountFallsToKeyProvider(t *testing.T) {
+	t.Parallel()
 	// A Claude account first, an Anthropic API key beside it: Claude Code
 	// goes to the account, another client to the key provider (not a
 	// 403), and nothing is disguised on the way.

@@ -26,6 +26,7 @@ timeouts:
 // member, an escaped or differently cased member name, or an escaped
 // model name; the aliased splice rewrites the member slipstream routed on.
 func TestModelAllowListCannotBeBypassed(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: chatReply}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, allowConfig, up.URL)
@@ -88,6 +89,7 @@ func TestModelAllowListCannotBeBypassed(t *testing.T) {
 // use (that upstream sees no request; the client gets the original
 // failure), while a key allowed both models is.
 func TestFallbacksKeepAllowList(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
 	costly := &recorder{reply: anthropicReply}
 	ub, uc := newUpstream(t, bad), newUpstream(t, costly)

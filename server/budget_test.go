@@ -186,6 +186,7 @@ func TestRouteHeapBudgets(t *testing.T) {
 // TestTokenizerBuiltOncePerProcess: counting on every route, again and
 // again, builds each encoding's table at most once.
 func TestTokenizerBuiltOncePerProcess(t *testing.T) {
+	t.Parallel()
 	base, _ := startServer(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n", "")
 	counts := []struct{ path, body string }{
 		{"/v1/messages/count_tokens", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}]}`},

@@ -83,6 +83,7 @@ func waitRevoked(t *testing.T, base string, edited time.Time) {
 // 50 ms does not hold a reload back: an edit that removes a key takes
 // effect within 2 s.
 func TestConfigWatchBesideBusyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(path, []byte(watchKeysConfig(true)), 0o600); err != nil {
@@ -108,6 +109,7 @@ func TestConfigWatchBesideBusyFile(t *testing.T) {
 // directory) is reloaded when ..data is swapped atomically, while a file
 // beside it is written every 50 ms.
 func TestConfigWatchConfigMapSwap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	version := func(name, yml string) {
 		t.Helper()
@@ -149,6 +151,7 @@ func TestConfigWatchConfigMapSwap(t *testing.T) {
 // TestConcernsConfig: only the config file itself and the ConfigMap's
 // ..data symlink can change the config.
 func TestConcernsConfig(t *testing.T) {
+	t.Parallel()
 	f := func(event string, want bool) {
 		t.Helper()
 		if got := concernsConfig(event, "s.yaml"); got != want {
@@ -167,6 +170,7 @@ func TestConcernsConfig(t *testing.T) {
 // (each time whole, by rename) is still read within 1 s of the first
 // change: an edit removing a key takes effect within 2 s.
 func TestConfigWatchBusyConfigFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(path, []byte(watchKeysConfig(true)), 0o600); err != nil {

@@ -16,6 +16,7 @@ import (
 // connection and comes back; the request 2 s later (on slipstream's
 // clock) is served, not refused for the rest of a 60 s cooldown.
 func TestConnectFailureRestsBriefly(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestConnectFailureRestsBriefly(t *testing.T) {
 // failover.connect_error, doubling, at most failover.server_error; a
 // success starts the streak over.
 func TestConnectBackoff(t *testing.T) {
+	t.Parallel()
 	f := func(fo config.Failover, want ...time.Duration) {
 		t.Helper()
 		cfg := parseConfig(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n", "")
@@ -84,6 +86,7 @@ func TestConnectBackoff(t *testing.T) {
 // ends the rests of its credentials at once; a reload that leaves the
 // provider as it was keeps them.
 func TestReloadClearsCooldowns(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
 	good := &credUpstream{}
 	ub, ug := newUpstream(t, bad), newUpstream(t, good)
@@ -116,6 +119,7 @@ func TestReloadClearsCooldowns(t *testing.T) {
 // TestProviderChanged: a provider's credentials start afresh when its
 // address, proxy or keys change.
 func TestProviderChanged(t *testing.T) {
+	t.Parallel()
 	f := func(a, b config.Provider, want bool) {
 		t.Helper()
 		if got := providerChanged(&a, &b); got != want {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCountTokensEndpoints(t *testing.T) {
+	t.Parallel()
 	base, _ := startServer(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n", "")
 	f := func(path, body, field string, min, max int64) {
 		t.Helper()
@@ -38,6 +39,7 @@ func repeatWords(n int) string {
 }
 
 func TestCountTokensUpstream(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: `{"input_tokens":4242}`}
 	up := newUpstream(t, rec)
 	yml := `

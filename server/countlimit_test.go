@@ -18,6 +18,7 @@ func countBody(size int) string {
 // bodies are tokenized. Before, count requests met no limit: all six were
 // counted (a 58 MB count costs about a second of CPU).
 func TestCountTokensMeetsRPM(t *testing.T) {
+	// Serial: localCounts is process-wide.
 	yml := "keys:\n  - {name: ci, key: sk-client, rpm: 2}\nproviders:\n  - {name: m, kind: mock, models: [\"*\"]}\nlimits: {max_bytes_in_flight: 256MiB}\n"
 	base, s := startServer(t, yml, "")
 	body := countBody(4 << 20)
@@ -57,6 +58,7 @@ func TestCountTokensMeetsRPM(t *testing.T) {
 // left; a key with count_tokens_exempt counts freely and keeps its rpm
 // for generation.
 func TestCountTokensRPMEveryDialect(t *testing.T) {
+	t.Parallel()
 	counts := []struct{ dialect, path, body string }{
 		{"anthropic", "/v1/messages/count_tokens", `{"model":"m1","messages":[{"role":"user","content":"hello"}]}`},
 		{"openai", "/v1/responses/input_tokens", `{"model":"m1","input":"hello"}`},
@@ -99,6 +101,7 @@ func TestCountTokensRPMEveryDialect(t *testing.T) {
 // admitted against limits.max_bytes_in_flight like any POST: while a held
 // answer takes the budget, a count gets 429 and nothing is tokenized.
 func TestCountTokensBodyMeetsBytesInFlight(t *testing.T) {
+	// Serial: localCounts is process-wide.
 	const size = 12 << 20
 	reply := `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"` + strings.Repeat("a", size) + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
 	up := rawUpstream(t, httpReply("application/json", reply))

@@ -41,6 +41,7 @@ func cutUpstream(t *testing.T, head, partial string) string {
 // before its length (or its last chunk) must reach the client as a
 // failure, never as a complete reply, and the access log must say so.
 func TestCutShortBodyIsAFailure(t *testing.T) {
+	t.Parallel()
 	f := func(name, head, partial string) {
 		t.Helper()
 		up := cutUpstream(t, head, partial)
@@ -71,6 +72,7 @@ func TestCutShortBodyIsAFailure(t *testing.T) {
 
 // TestCloseDelimitedBodyRelayed: a whole close-delimited body is relayed.
 func TestCloseDelimitedBodyRelayed(t *testing.T) {
+	t.Parallel()
 	up := cutUpstream(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", anthropicReply)
 	base, s := startServer(t, sameConfig, up)
 	status, _, got := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[]}`)

@@ -60,6 +60,7 @@ func checkShape(t *testing.T, dialect string, body []byte) {
 }
 
 func TestErrorStatusesInDialectShape(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/slow") {
 			time.Sleep(time.Second)
@@ -101,6 +102,7 @@ func TestErrorStatusesInDialectShape(t *testing.T) {
 }
 
 func TestUnreachableUpstreamIs502(t *testing.T) {
+	t.Parallel()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
@@ -113,6 +115,7 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 }
 
 func TestOverConcurrencyIs429(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-release

@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -133,6 +134,7 @@ func clientRequest(i int, stream bool) (path, body string) {
 // request succeeds, in every dialect; the revoked key is tried once and
 // then rests.
 func TestFailoverRevokedKey(t *testing.T) {
+	t.Parallel()
 	for i, c := range dialectCases {
 		t.Run(c.name, func(t *testing.T) {
 			up := &credUpstream{answer: func(cred string, _ int) (int, map[string]string) {
@@ -159,6 +161,7 @@ func TestFailoverRevokedKey(t *testing.T) {
 // TestCooldownRetryAfter: a credential answering 429 with Retry-After: 2
 // rests 2 s (on slipstream's clock) and is used again after.
 func TestCooldownRetryAfter(t *testing.T) {
+	t.Parallel()
 	var limited atomic.Bool
 	limited.Store(true)
 	up := &credUpstream{answer: func(cred string, _ int) (int, map[string]string) {
@@ -192,6 +195,7 @@ func TestCooldownRetryAfter(t *testing.T) {
 // every pair of client and provider dialects; the client sees one clean
 // response in its own dialect.
 func TestFailoverAcrossProviders(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 503, nil }}
 	good := &credUpstream{}
 	ub, ug := newUpstream(t, bad), newUpstream(t, good)
@@ -214,6 +218,7 @@ func TestFailoverAcrossProviders(t *testing.T) {
 // TestFailoverStreamWithKeepalive: a streamed request fails over on the
 // keep-alive path (the attempts run beside the ping timer).
 func TestFailoverStreamWithKeepalive(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
 	ub := newUpstream(t, bad)
 	rc := sameRoutes["anthropic"]
@@ -229,6 +234,7 @@ func TestFailoverStreamWithKeepalive(t *testing.T) {
 // TestNoFailoverAfterFirstByte: a stream that breaks after its first
 // event ends with the dialect's error event; no second provider is tried.
 func TestNoFailoverAfterFirstByte(t *testing.T) {
+	t.Parallel()
 	broken := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n")
@@ -254,6 +260,7 @@ func TestNoFailoverAfterFirstByte(t *testing.T) {
 // Retry-After at the soonest recovery, in its dialect, and no upstream
 // call is made.
 func TestAllCooling(t *testing.T) {
+	t.Parallel()
 	up := &credUpstream{answer: func(string, int) (int, map[string]string) {
 		return 429, map[string]string{"Retry-After": "30"}
 	}}
@@ -290,6 +297,7 @@ func TestAllCooling(t *testing.T) {
 // TestAffinity: one conversation stays on one credential over 20
 // requests; requests without a session spread round-robin.
 func TestAffinity(t *testing.T) {
+	t.Parallel()
 	up := &credUpstream{}
 	u := newUpstream(t, up)
 	base, _ := startServer(t, "providers:\n  - {name: a, kind: anthropic, affinity: true, base_url: \"${UP}\", keys: [k1, k2, k3], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", u.URL)
@@ -332,6 +340,7 @@ func TestAffinity(t *testing.T) {
 // translated that turn) reaches Anthropic without it, its own block kept;
 // a request without tags goes up byte for byte.
 func TestForeignReplayTokensDropped(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	u := newUpstream(t, rec)
 	yml := "providers:\n  - {name: a, kind: anthropic, base_url: \"${UP}\", keys: [k], models: [\"claude-*\"]}\n  - {name: g, kind: gemini, base_url: \"${UP}\", keys: [k], models: [\"gemini-*\"]}\ntimeouts: {keepalive: 0s}\n"
@@ -374,6 +383,7 @@ var sseByPath = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 // streamed requests: the client's stream is one clean stream in its own
 // dialect, ending with its terminal event.
 func TestFailoverAcrossProvidersStreamed(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 529, nil }}
 	ub, ug := newUpstream(t, bad), newUpstream(t, sseByPath)
 	terminal := map[codec.Dialect]string{
@@ -399,6 +409,7 @@ func TestFailoverAcrossProvidersStreamed(t *testing.T) {
 // TestFallbackChain: when every provider of a model fails, the request
 // follows the model's fallbacks (another vendor and model, translated).
 func TestFallbackChain(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 500, nil }}
 	good := &recorder{reply: chatReply}
 	ub, ug := newUpstream(t, bad), newUpstream(t, good)
@@ -432,6 +443,7 @@ timeouts: {keepalive: 0s}
 // TestNoFailoverForDepartedClient: a client that hangs up while the first
 // attempt runs behind keep-alive pings gets no further attempt made for it.
 func TestNoFailoverForDepartedClient(t *testing.T) {
+	t.Parallel()
 	slowBad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		time.Sleep(1200 * time.Millisecond)
@@ -439,8 +451,9 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 	})
 	good := &credUpstream{}
 	ub, ug := newUpstream(t, slowBad), newUpstream(t, good)
-	yml := fmt.Sprintf("providers:\n  - {name: bad, kind: anthropic, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 200ms}\n", ub.URL, ug.URL)
-	base, _ := startServer(t, yml, "")
+	yml := fmt.Sprintf("providers:\n  - {name: bad, kind: anthropic, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 200ms}\nlog: {access: true}\n", ub.URL, ug.URL)
+	var logs syncBuffer // the access-log line: the exchange is over, every attempt made
+	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
 	_, body := clientRequest(0, true)
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
@@ -453,7 +466,9 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 		t.Fatalf("no committed stream: %q %v", buf[:n], err)
 	}
 	c.Close()
-	time.Sleep(2 * time.Second)
+	testkit.WaitFor(t, 5*time.Second, "the access-log line of the departed client's request", func() bool {
+		return strings.Contains(logs.String(), "status=")
+	})
 	if got := good.creds(); got != "" {
 		t.Fatalf("failed over for a client that left: %q", got)
 	}
@@ -462,6 +477,7 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 // TestAffinityCodex: Codex's prompt_cache_key, or its session_id header,
 // keeps a conversation on one credential.
 func TestAffinityCodex(t *testing.T) {
+	t.Parallel()
 	up := &credUpstream{}
 	u := newUpstream(t, up)
 	base, _ := startServer(t, "providers:\n  - {name: r, kind: openai, api: responses, affinity: true, base_url: \"${UP}/v1\", keys: [k1, k2, k3, k4], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", u.URL)
@@ -488,6 +504,7 @@ func TestAffinityCodex(t *testing.T) {
 // translated provider and was answered by a same-dialect one reports the
 // answering provider's usage, and its credential and attempts.
 func TestUsageAfterFailoverToSameDialect(t *testing.T) {
+	t.Parallel()
 	bad := &credUpstream{answer: func(string, int) (int, map[string]string) { return 503, nil }}
 	ub, ug := newUpstream(t, bad), newUpstream(t, &recorder{reply: anthropicReply})
 	yml := fmt.Sprintf(`providers:
@@ -514,6 +531,7 @@ log: {access: true, format: json}
 // is down for every credential: the request moves to the next provider at
 // once, and later requests skip it while it rests.
 func TestUnreachableProviderRestsWhole(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

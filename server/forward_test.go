@@ -23,6 +23,7 @@ timeouts:
 // headers and arbitrary ones do not. Api-Key authenticates like
 // x-api-key.
 func TestClientHeadersForwardedByAllowList(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, forwardConfig, up.URL)
@@ -76,6 +77,7 @@ func TestClientHeadersForwardedByAllowList(t *testing.T) {
 // client_metadata.ws_request_header_* becomes a header only when the
 // dialect's list (or forward_headers) names it.
 func TestWSTunnelledHeadersFollowTheAllowList(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
 	base, _ := wsServer(t, u, "forward_headers: [X-Team]\n")
 	c, _ := wsDial(t, base, "/v1/responses", "Cookie", "session=local-app")
@@ -97,6 +99,7 @@ func TestWSTunnelledHeadersFollowTheAllowList(t *testing.T) {
 // stripped of anything that could break the header); a same-dialect
 // request keeps the client's as it is.
 func TestTranslatedUserAgent(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, forwardConfig, up.URL)

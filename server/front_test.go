@@ -32,6 +32,7 @@ func upstreamCalls(up *recorder) int {
 // declared JSON from an origin not listed; the provider sees neither. A
 // POST that is not JSON is a 415 even without an Origin.
 func TestCrossSitePostIsRefused(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, frontConfig, up.URL)
@@ -69,6 +70,7 @@ func TestCrossSitePostIsRefused(t *testing.T) {
 // 127.0.0.1 sends that name as Host; it is refused for HTTP and for the
 // WebSocket upgrade. Loopback names, IP literals and allowed_hosts pass.
 func TestRebindingHostIsRefused(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, frontConfig, up.URL)
@@ -111,6 +113,7 @@ func TestRebindingHostIsRefused(t *testing.T) {
 // requests the CORS headers; its WebSocket upgrade passes. Others are
 // refused, preflight included.
 func TestListedOriginGetsCORS(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, frontConfig+"cors: {allowed_origins: [\"http://localhost:3000\"]}\n", up.URL)
@@ -155,6 +158,7 @@ func TestListedOriginGetsCORS(t *testing.T) {
 }
 
 func TestHostAllowed(t *testing.T) {
+	t.Parallel()
 	cfg := &config.Config{AllowedHosts: []string{"Proxy.Internal", "*.corp.example"}}
 	fd := newFrontDoor(cfg)
 	f := func(host string, want bool) {
@@ -191,6 +195,7 @@ func TestHostAllowed(t *testing.T) {
 }
 
 func TestJSONContentType(t *testing.T) {
+	t.Parallel()
 	f := func(ct string, want bool) {
 		t.Helper()
 		if got := jsonContentType([]byte(ct)); got != want {
@@ -213,6 +218,7 @@ func TestJSONContentType(t *testing.T) {
 // requests naming it by a host name need allowed_hosts; a loopback one, or
 // one whose names are listed, does not.
 func TestHostNamesNote(t *testing.T) {
+	t.Parallel()
 	f := func(addr, extra string, want bool) {
 		t.Helper()
 		wantStartupLine(t, addr, extra, "allowed_hosts", want)

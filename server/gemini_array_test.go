@@ -66,6 +66,7 @@ func geminiTestdata(t *testing.T, name string) string {
 // after keep-alive pings), streams that end in an error included; with
 // alt=sse the answer stays SSE; the upstream is always asked for SSE.
 func TestGeminiArrayStream(t *testing.T) {
+	t.Parallel()
 	anthStream := sameRoutes["anthropic"].stream
 	gemStream := geminiTestdata(t, "encoded_stream_text.sse")
 	gemEvents := sseData(gemStream)
@@ -162,6 +163,7 @@ func sseData(stream string) []string {
 // TestGeminiArrayElementsNotBatched: the upstream sends one event, then
 // waits until the client has read its element before sending the next.
 func TestGeminiArrayElementsNotBatched(t *testing.T) {
+	t.Parallel()
 	events := sseData(geminiTestdata(t, "encoded_stream_text.sse"))
 	seen := make(chan int)
 	u := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 // TestNoChunkedToHTTP10: an HTTP/1.0 client cannot read chunked encoding:
 // a stream reaches it unframed, ended by the connection's close.
 func TestNoChunkedToHTTP10(t *testing.T) {
+	t.Parallel()
 	stream := "event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 	up := newUpstream(t, &recorder{reply: stream, contentType: "text/event-stream"})
 	base, _ := startServer(t, sameConfig, up.URL)
@@ -24,6 +25,7 @@ func TestNoChunkedToHTTP10(t *testing.T) {
 
 // TestNoChunkedToHTTP10Body: the same for a whole body of unknown length.
 func TestNoChunkedToHTTP10Body(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, anthropicReply[:20])

@@ -22,6 +22,7 @@ func shapeOf(d codec.Dialect) string {
 // TestKeyRPM: rpm: 5 passes 5 requests and refuses the 6th with 429 and
 // Retry-After, in each dialect.
 func TestKeyRPM(t *testing.T) {
+	t.Parallel()
 	up := &credUpstream{}
 	u := newUpstream(t, up)
 	for i, c := range dialectCases {
@@ -46,6 +47,7 @@ func TestKeyRPM(t *testing.T) {
 // TestKeyModelsAndDigest: a key written as its SHA-256 digest is
 // accepted; a model outside its globs is 403; a wrong key is 401.
 func TestKeyModelsAndDigest(t *testing.T) {
+	t.Parallel()
 	u := newUpstream(t, &credUpstream{})
 	sum := sha256.Sum256([]byte("sk-digest-client"))
 	yml := fmt.Sprintf("keys:\n  - {name: d, key_sha256: %s, models: [\"m*\"]}\nproviders:\n  - {name: p, kind: openai, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", hex.EncodeToString(sum[:]), u.URL+"/v1")
@@ -65,6 +67,7 @@ func TestKeyModelsAndDigest(t *testing.T) {
 // TestKeyTokenLimits: tpm and a daily budget are charged from the
 // upstream's real usage (chatReply reports 3 + 1 tokens).
 func TestKeyTokenLimits(t *testing.T) {
+	t.Parallel()
 	u := newUpstream(t, &credUpstream{})
 	f := func(policy string, passes int, retryAfter string) {
 		t.Helper()

@@ -97,6 +97,7 @@ func checkHeld(t *testing.T, what string, passed int, calls int64) {
 // (every reservation was settled once). Before, all 100 passed: the limit
 // was checked before each request and charged after it.
 func TestKeyLimitsHoldUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ policy, name string }{
 		{"budget: 20", "budget"},
 		{"tpm: 20", "tpm"},
@@ -127,6 +128,7 @@ func TestKeyLimitsHoldUnderConcurrency(t *testing.T) {
 // the replicas together pass no more than one of them alone would, and
 // Redis ends up holding exactly the tokens used.
 func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ policy, name string }{
 		{"budget: 20", "budget"},
 		{"tpm: 20", "tpm"},
@@ -181,6 +183,7 @@ func waitLog(t *testing.T, l *syncBuffer, s string) {
 // after a few of them. Before, each was charged nothing, and 30 in a row
 // passed.
 func TestCutStreamsAreCharged(t *testing.T) {
+	t.Parallel()
 	chunk := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m1","choices":[{"index":0,"delta":{"content":"hello there, how are you doing"},"finish_reason":null}]}` + "\n\n"
 	up := cutUpstream(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n", chunk)
 	yml := fmt.Sprintf("keys:\n  - {name: ci, key: sk-client, budget: 20}\nproviders:\n  - {name: p, kind: openai, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", up+"/v1")
@@ -224,6 +227,7 @@ func (u *gateUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // dialect's own field (times Chat's n), or 4096 when it sets none; a
 // request the upstream refuses gives it all back.
 func TestReservationPerDialect(t *testing.T) {
+	t.Parallel()
 	const hi = `"messages":[{"role":"user","content":"hi"}]`
 	for _, c := range []struct {
 		name, kind, suffix, path, body string
@@ -274,6 +278,7 @@ func TestReservationPerDialect(t *testing.T) {
 // midway is charged what was consumed (its counted input and the text
 // relayed), not its reservation and not nothing.
 func TestClientGoneStreamIsCharged(t *testing.T) {
+	t.Parallel()
 	chunk := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m1","choices":[{"index":0,"delta":{"content":"hello there"},"finish_reason":null}]}` + "\n\n"
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -94,6 +94,7 @@ func TestDerivedBytesInFlightCapAnswers429(t *testing.T) {
 // only request bodies counted, and a translated answer left admission
 // before its client had read it.
 func TestHeldAnswersCountInBytesInFlight(t *testing.T) {
+	t.Parallel()
 	const size = 12 << 20
 	reply := `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"` + strings.Repeat("a", size) + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
 	up := rawUpstream(t, httpReply("application/json", reply))

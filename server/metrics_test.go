@@ -88,6 +88,7 @@ metrics: {token: scrape-secret}
 // /metrics shows every key's name and usage only to a scrape that sends
 // metrics.token or a client key; without keys or token it stays open.
 func TestMetricsNeedACredentialWithKeys(t *testing.T) {
+	t.Parallel()
 	f := func(yml string, want int, headers ...string) {
 		t.Helper()
 		base, _ := startServer(t, yml, "")
@@ -123,6 +124,7 @@ func TestMetricsNeedACredentialWithKeys(t *testing.T) {
 // # TYPE line, its samples together; every counter's name ends in _total;
 // every slipstream family has help text.
 func TestMetricsExposition(t *testing.T) {
+	t.Parallel()
 	yml := "keys:\n  - {name: alice, key: sk-alice-0123456789}\nproviders:\n  - {name: m, kind: mock, models: [\"*\"]}\n  - {name: o, kind: openai, base_url: \"http://127.0.0.1:1\", keys: [k], models: [\"gpt-*\"]}\n"
 	base, _ := startServer(t, yml, "")
 	post(t, base+"/v1/messages", `{"model":"mock-a","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, "X-Api-Key", "sk-alice-0123456789")
@@ -205,6 +207,7 @@ func checkExposition(s string) []string {
 // listener other hosts can reach logs a warning at start-up; on loopback,
 // or with a token, it does not.
 func TestOpenMetricsWarning(t *testing.T) {
+	t.Parallel()
 	f := func(addr, extra string, want bool) {
 		t.Helper()
 		wantStartupLine(t, addr, extra, "/metrics is open", want)

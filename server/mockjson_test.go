@@ -28,6 +28,7 @@ const nestedSchema = `{"type":"object","additionalProperties":false,"required":[
 // streamed or not, gets one text answer that parses as JSON and satisfies
 // the schema; a stream carries it in the configured number of deltas.
 func TestMockAnswersJSON(t *testing.T) {
+	t.Parallel()
 	base, _ := startServer(t, mockJSONConfig, "")
 	msgs := `"messages":[{"role":"user","content":"route this"}]`
 	f := func(path, body, schema string, stream bool, d dialectText) {

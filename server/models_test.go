@@ -31,6 +31,7 @@ func getModels(t *testing.T, base, path string, headers ...string) string {
 }
 
 func TestModelLists(t *testing.T) {
+	t.Parallel()
 	yml := "providers:\n  - {name: m, kind: mock, models: [\"mock*\", \"exact-model\"]}\naliases:\n  zfast: m/mock-1\n  afast: m/mock-2\n"
 	base, _ := startServer(t, yml, "")
 	// OpenAI shape by default; aliases sorted, then literal patterns, then "mock".
@@ -56,6 +57,7 @@ func TestModelLists(t *testing.T) {
 // upstream's own list (fetched once, cached) for a provider with
 // list_models.
 func TestModelListsPatterns(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	var auth atomic.Value
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -105,6 +107,7 @@ aliases:
 
 // TestModelListsByKey: a client key sees only the models it may use.
 func TestModelListsByKey(t *testing.T) {
+	t.Parallel()
 	yml := `keys:
   - {name: k, key: sk-claude-only, models: ["claude-*"]}
 providers:
@@ -122,6 +125,7 @@ aliases:
 // TestUnknownModelNamesConfigured: the 404 for an unknown model says which
 // names and patterns are configured.
 func TestUnknownModelNamesConfigured(t *testing.T) {
+	t.Parallel()
 	yml := "providers:\n  - {name: m, kind: mock, models: [\"mock*\", \"exact-model\"]}\naliases:\n  fast: m/mock-1\n  \"claude-*\": m/mock-2\n"
 	base, _ := startServer(t, yml, "")
 	status, _, body := post(t, base+"/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`)
@@ -135,6 +139,7 @@ func TestUnknownModelNamesConfigured(t *testing.T) {
 // client sent, not the alias's target: a key for claude-* may use a
 // pattern alias to a GPT model, and may not name that model itself.
 func TestPatternAliasKeepsKeyPolicy(t *testing.T) {
+	t.Parallel()
 	yml := `keys:
   - {name: k, key: sk-claude-only, models: ["claude-*"]}
 providers:

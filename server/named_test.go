@@ -14,6 +14,7 @@ import (
 // failed upstream answer (a 502 before the head, or the in-band error of
 // a stream) names the provider, on both paths.
 func TestUpstreamFailuresNameTheProvider(t *testing.T) {
+	t.Parallel()
 	const (
 		jsonCut   = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
 		jsonClose = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
@@ -53,6 +54,7 @@ const anthStart = "event: message_start\ndata: {\"type\":\"message_start\",\"mes
 // answers, after keep-alive pings went out, with a body that is no event
 // stream ends with an in-band error that names the provider.
 func TestNotAStreamNamesTheProvider(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(150 * time.Millisecond) // pings go out meanwhile
 		w.Header().Set("Content-Type", "text/plain")
@@ -68,6 +70,7 @@ func TestNotAStreamNamesTheProvider(t *testing.T) {
 // TestPoolFull503HasRetryAfter: a full upstream connection pool is a 503
 // the client may retry, and says when.
 func TestPoolFull503HasRetryAfter(t *testing.T) {
+	t.Parallel()
 	base, body := fillUpstreamPool(t)
 	status, hdr, got := post(t, base+"/v1/chat/completions", body)
 	if status != 503 || hdr.Get("Retry-After") == "" {
@@ -78,6 +81,7 @@ func TestPoolFull503HasRetryAfter(t *testing.T) {
 // TestProviderNameEscapedInErrors: a provider name is free text; in an
 // error message it is escaped, so the error stays valid JSON.
 func TestProviderNameEscapedInErrors(t *testing.T) {
+	t.Parallel()
 	up := cutUpstream(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n", anthStart)
 	yml := strings.Replace(strings.Replace(upConfig, "{name: anth,", `{name: "an\"th\\",`, 1), "sonnet: anth/", "sonnet: chat/", 1)
 	base, _ := startServer(t, yml, up)
@@ -91,6 +95,7 @@ func TestProviderNameEscapedInErrors(t *testing.T) {
 // another dialect's error (before the head, or in-band after keep-alive
 // pings), names the provider too.
 func TestUpstream5xxNamesTheProvider(t *testing.T) {
+	t.Parallel()
 	body := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
 	head := "HTTP/1.1 529 Overloaded\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
 	f := func(keepalive, req string) {

@@ -111,6 +111,7 @@ log:
 // there, and so does every truncated one). The exchange must be released
 // once: a second release killed the process.
 func TestFinalFlushFailureReleasesOnce(t *testing.T) {
+	t.Parallel()
 	f := func(model, upStream string) {
 		t.Helper()
 		release := make(chan struct{})
@@ -144,6 +145,7 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 // stream with the dialect's error event, releases the exchange once and
 // leaves the process serving.
 func TestStreamWriterPanicIsContained(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: chatReply})
 	var logs syncBuffer
 	cfg := parseConfig(t, sameConfig, up.URL)
@@ -198,6 +200,7 @@ func (panicReader) Read([]byte) (int, error) { panic("injected") }
 // built from what the exchange copied, never from a RequestCtx fasthttp
 // may already have recycled.
 func TestAccessLogAfterClientWriteError(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for i := 0; i < 2000; i++ {

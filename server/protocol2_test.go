@@ -36,6 +36,7 @@ func TestHeaderReadTimeout(t *testing.T) {
 // a real event stream translated from it, labelled so, whether or not
 // keep-alive pings already went out.
 func TestStreamedRequestAnsweredWithWholeBody(t *testing.T) {
+	t.Parallel()
 	for _, delay := range []time.Duration{0, 300 * time.Millisecond} {
 		up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
@@ -57,6 +58,7 @@ func TestStreamedRequestAnsweredWithWholeBody(t *testing.T) {
 // same-dialect provider reaches the client as its dialect's error, with
 // the upstream's status.
 func TestUpstreamHTMLErrorInDialect(t *testing.T) {
+	t.Parallel()
 	f := func(path, body string, upStatus int, ok func(b []byte) bool) {
 		t.Helper()
 		up := newUpstream(t, &recorder{status: upStatus, contentType: "text/html", reply: "<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"})

@@ -47,6 +47,7 @@ func readHead(t *testing.T, br *bufio.Reader) (string, string) {
 // 10 MB body, and the connection closes. (fasthttp reads the first 8 KiB
 // of a body with the head, before any handler runs; the client sends 16.)
 func TestUnauthenticatedBodyIsNotRead(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	base, _ := startServer(t, strings.Replace(guardConfig, "4096", "67108864", 1), up.URL)
 	for _, auth := range []string{"", "x-api-key: wrong\r\n"} {
@@ -75,6 +76,7 @@ func TestUnauthenticatedBodyIsNotRead(t *testing.T) {
 // route, the key, the declared size and admission pass; otherwise the
 // refusal comes first and the body is never asked for.
 func TestExpectContinueWaitsForChecks(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	base, _ := startServer(t, guardConfig, up.URL)
 	body := `{"model":"claude-x","max_tokens":1,"messages":[]}`
@@ -111,6 +113,7 @@ func TestExpectContinueWaitsForChecks(t *testing.T) {
 // TestMethodNotAllowed: a known path with the wrong method is a 405 with
 // Allow, in the route's dialect, not a 404.
 func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	base, _ := startServer(t, guardConfig, up.URL)
 	f := func(method, path, allow, wantType string) {
@@ -135,6 +138,7 @@ func TestMethodNotAllowed(t *testing.T) {
 
 // TestHeadHealthz: load balancers probe with HEAD.
 func TestHeadHealthz(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	base, _ := startServer(t, guardConfig, up.URL)
 	for _, path := range []string{"/healthz", "/readyz"} {

@@ -9,6 +9,7 @@ import (
 // never relayed; the stream ends with the dialect's error event after the
 // good events before it.
 func TestGarbageStreamEndsWithError(t *testing.T) {
+	t.Parallel()
 	f := func(path, body, good, bad, wantTail string) {
 		t.Helper()
 		rec := &recorder{reply: good + bad, contentType: "text/event-stream"}

@@ -27,6 +27,7 @@ func reloadCfg(t *testing.T, reply string) *config.Config {
 // the new configuration; an invalid configuration is refused and the old
 // one keeps serving; a key's rpm window carries over.
 func TestReloadKeepsStreamsAndState(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	base, s := serveConfigServer(t, reloadCfg(t, "old words here"), &logs)
 	// The configuration comes from a watched file, edited as an editor

@@ -14,6 +14,7 @@ import (
 // With redis-server stopped mid-test both keep serving (per-replica limits
 // then, never refused for the outage).
 func TestReplicasShareRPM(t *testing.T) {
+	t.Parallel()
 	rs := redistest.Start(t)
 	yml := `keys:
   - {name: alice, key: sk-alice-0123456789, rpm: 5}

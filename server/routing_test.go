@@ -51,6 +51,7 @@ func routingServer(t testing.TB) *Server {
 }
 
 func TestRoutingDecision(t *testing.T) {
+	t.Parallel()
 	s := routingServer(t)
 	now := time.Now()
 	if c := routeOnce(s, []byte("sk-client-a"), "claude-sonnet-5", 0, now); c == nil {

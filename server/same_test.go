@@ -64,6 +64,7 @@ var sameRoutes = map[string]routeCase{
 }
 
 func TestSameDialectByteIdentical(t *testing.T) {
+	t.Parallel()
 	for name, rc := range sameRoutes {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", name, stream), func(t *testing.T) {
@@ -122,6 +123,7 @@ func checkUpstreamHeaders(t *testing.T, dialect string, h map[string][]string) {
 }
 
 func TestSameDialectAliasEditsOnlyTheModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ path, alias, model, body string }{
 		{"/v1/responses", "fast", "gpt-5-mini-2026", `{"model":"fast","input":"hi","stream":false,"tail":"ok"}`},
 		{"/v1/messages", "sonnet", "claude-sonnet-4-5-20990101", `{"max_tokens":5,"messages":[{"role":"user","content":"hi"}], "model" : "sonnet" }`},
@@ -140,6 +142,7 @@ func TestSameDialectAliasEditsOnlyTheModel(t *testing.T) {
 }
 
 func TestSameDialectUpstreamErrorPassesThrough(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{status: 529, reply: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, sameConfig, up.URL)

@@ -43,6 +43,7 @@ log:
 // short generic 400; neither the answer nor the log repeats the request
 // head and its Authorization.
 func TestMalformedRequestLeaksNoKey(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	var logs syncBuffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)
@@ -72,6 +73,7 @@ func TestMalformedRequestLeaksNoKey(t *testing.T) {
 // are quoted in the access log, so a %0a in a path or a newline in a model
 // name cannot start a line of the attacker's.
 func TestLogLinesCannotBeForged(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, &recorder{reply: geminiReply})
 	var logs syncBuffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)

@@ -15,6 +15,7 @@ import (
 // TestShutdownDrainsStreams: Shutdown stops accepting new connections but
 // lets a stream in flight run to its terminal event, then Serve returns.
 func TestShutdownDrainsStreams(t *testing.T) {
+	t.Parallel()
 	s, ln := newUnserved(t, mockConfig(t, "chunks: 6, chunk_delay: 60ms"), nil)
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
@@ -58,6 +59,7 @@ func TestShutdownDrainsStreams(t *testing.T) {
 // Shutdown does nothing when no listener is registered yet, so a Serve
 // that began after it served forever.
 func TestShutdownRacingServe(t *testing.T) {
+	t.Parallel()
 	cfg := mockConfig(t, "")
 	for i := range 40 {
 		s, ln := newUnserved(t, cfg, io.Discard)

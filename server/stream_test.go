@@ -22,6 +22,7 @@ const anthEvent = "event: content_block_delta\ndata: {\"type\":\"content_block_d
 // until the test has read that event at the client, before sending the
 // next: a proxy that buffered or coalesced would deadlock here.
 func TestStreamEventsAreNotBatched(t *testing.T) {
+	t.Parallel()
 	seen := make(chan int)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -84,7 +85,7 @@ func TestClientDisconnectClosesUpstream(t *testing.T) {
 	var wrote atomic.Int64
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		if r.URL.Query().Get("warm") != "" {
+		if b, _ := io.ReadAll(r.Body); bytes.Contains(b, []byte(warmMark)) {
 			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 			return
 		}
@@ -111,7 +112,7 @@ func TestClientDisconnectClosesUpstream(t *testing.T) {
 	// A warm-up stream starts the client's and server's long-lived
 	// goroutines (connection cleaners, a worker), which are not leaks.
 	warm := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := warm.Post(base+"/v1/messages?warm=1", "application/json", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+	resp, err := warm.Post(base+"/v1/messages", "application/json", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"`+warmMark+`"}],"stream":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +167,7 @@ func waitGoroutines(t *testing.T, n int) {
 // TestTruncatedStreamGetsErrorEvent: an upstream that closes without its
 // terminal event must not look like a success to the client.
 func TestTruncatedStreamGetsErrorEvent(t *testing.T) {
+	t.Parallel()
 	f := func(path, body, upStream, wantTail string) {
 		t.Helper()
 		rec := &recorder{reply: upStream, contentType: "text/event-stream"}
@@ -193,6 +195,7 @@ func TestTruncatedStreamGetsErrorEvent(t *testing.T) {
 // read: before the relay reads again, everything whole it had is written.
 // TestStreamEventsAreNotBatched is the same promise over real sockets.
 func TestStreamEventsArrivingTogetherLeaveTogether(t *testing.T) {
+	t.Parallel()
 	var stream strings.Builder
 	stream.WriteString(anthStart)
 	for i := range 20 {

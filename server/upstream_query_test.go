@@ -8,6 +8,7 @@ import (
 )
 
 func TestAppendForwardedQuery(t *testing.T) {
+	t.Parallel()
 	f := func(d codec.Dialect, q, want string) {
 		t.Helper()
 		if got := string(appendForwardedQuery([]byte("/v1/messages"), []byte(q), d)); got != "/v1/messages"+want {

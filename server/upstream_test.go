@@ -126,6 +126,7 @@ func rawPost(t *testing.T, base, target, body string, headers ...string) (int, s
 }
 
 func TestUpstreamQueryForwardsOnlyDefinedParams(t *testing.T) {
+	t.Parallel()
 	rec := &uriRecorder{reply: `{}`}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, upConfig, up.URL)
@@ -213,6 +214,7 @@ func chatHandler(reply string) http.Handler {
 const chatOK = `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
 
 func TestUpstreamClosesIdleConnections(t *testing.T) {
+	t.Parallel()
 	// The upstream closes idle connections after 150ms (uvicorn, vLLM and
 	// Node do so after 5s): a request 250ms later meets a pooled
 	// connection the upstream has closed.
@@ -233,6 +235,7 @@ func TestUpstreamClosesIdleConnections(t *testing.T) {
 }
 
 func TestUpstreamRestartsBetweenRequests(t *testing.T) {
+	t.Parallel()
 	up := &restartingUpstream{handler: chatHandler(chatOK)}
 	up.start(t)
 	base, _ := startServer(t, upConfig, "http://"+up.addr)
@@ -308,6 +311,7 @@ func TestUpstreamNoRetryAfterResponseBytes(t *testing.T) {
 }
 
 func TestUpstreamNoRetryOnFreshConnection(t *testing.T) {
+	t.Parallel()
 	// Every connection is closed on its first request: a fresh connection
 	// that fails says the upstream is failing, and is not retried.
 	up, reqs := oneShotUpstream(t, "", func(c net.Conn) {})
@@ -351,6 +355,7 @@ func fillUpstreamPool(t *testing.T) (base, body string) {
 }
 
 func TestUpstreamPoolFullIs503(t *testing.T) {
+	t.Parallel()
 	base, body := fillUpstreamPool(t)
 	status, got := rawPost(t, base, "/v1/chat/completions", body)
 	if status != 503 || !strings.Contains(got, "limits.upstream_conns") || !strings.Contains(got, "chat") {
@@ -362,6 +367,7 @@ func TestUpstreamPoolFullIs503(t *testing.T) {
 }
 
 func TestUpstreamRepeatedResponseHeadersKept(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		h := w.Header()
@@ -395,6 +401,7 @@ func gzipped(s string) []byte {
 }
 
 func TestUpstreamCompressedResponses(t *testing.T) {
+	t.Parallel()
 	var acceptEncoding atomic.Value
 	sse := "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -463,6 +470,7 @@ func TestUpstreamCompressedResponses(t *testing.T) {
 // TestUpstreamUnreadableEncodingIs502: an event stream in an encoding
 // slipstream does not decode is a clear 502 in the client's dialect.
 func TestUpstreamUnreadableEncodingIs502(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Encoding", "br")
@@ -479,6 +487,7 @@ func TestUpstreamUnreadableEncodingIs502(t *testing.T) {
 }
 
 func TestUpstreamFailureNamesCause(t *testing.T) {
+	t.Parallel()
 	tlsUp := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(tlsUp.Close)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -512,6 +521,7 @@ func TestUpstreamFailureNamesCause(t *testing.T) {
 }
 
 func TestUpstreamWithoutKeySendsNoAuthorization(t *testing.T) {
+	t.Parallel()
 	rec := &uriRecorder{reply: chatOK}
 	up := newUpstream(t, rec)
 	yml := "providers:\n  - {name: local, kind: openai, base_url: \"${UP}/v1\", models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
@@ -526,6 +536,7 @@ func TestUpstreamWithoutKeySendsNoAuthorization(t *testing.T) {
 }
 
 func TestUpstreamConfiguredHeaders(t *testing.T) {
+	t.Parallel()
 	rec := &uriRecorder{reply: chatOK}
 	up := newUpstream(t, rec)
 	yml := strings.Replace(upConfig, `keys: ["sk-openai-upstream"], models: ["gpt-4*"]}`,
@@ -560,6 +571,7 @@ func TestUpstreamConfiguredHeaders(t *testing.T) {
 // refused or reaches the upstream as one escaped path segment, on the
 // generate and the forwarded count routes.
 func TestGeminiModelSegmentEscaped(t *testing.T) {
+	t.Parallel()
 	rec := &uriRecorder{reply: `{}`}
 	up := newUpstream(t, rec)
 	yml := strings.Replace(upConfig, `models: ["gemini-*"]}`, `models: ["gemini-*"], count_tokens: upstream}`, 1)
@@ -588,6 +600,7 @@ func TestGeminiModelSegmentEscaped(t *testing.T) {
 }
 
 func TestGeminiModelPathEscaped(t *testing.T) {
+	t.Parallel()
 	rec := &uriRecorder{reply: `{}`}
 	up := newUpstream(t, rec)
 	base, _ := startServer(t, upConfig, up.URL)
@@ -620,6 +633,7 @@ func TestGeminiModelPathEscaped(t *testing.T) {
 
 // TestGeminiCountTokensPathEscaped checks the forwarded count route.
 func TestGeminiCountTokensPathEscaped(t *testing.T) {
+	t.Parallel()
 	rec := &uriRecorder{reply: `{"totalTokens":1}`}
 	up := newUpstream(t, rec)
 	yml := strings.Replace(upConfig, `models: ["gemini-*"]}`, `models: ["gemini-*"], count_tokens: upstream}`, 1)
@@ -636,6 +650,7 @@ func TestGeminiCountTokensPathEscaped(t *testing.T) {
 }
 
 func TestUpstreamCredentialRejected(t *testing.T) {
+	t.Parallel()
 	var status atomic.Int32
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)

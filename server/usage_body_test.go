@@ -12,6 +12,7 @@ import (
 // in each dialect, all five kinds, whatever precedes it; a usage key in
 // text, or a usage object cut by the window, is not taken for it.
 func TestBodyUsage(t *testing.T) {
+	t.Parallel()
 	f := func(d codec.Dialect, body string, want codec.Usage) {
 		t.Helper()
 		var bt bodyTail
@@ -50,6 +51,7 @@ func TestBodyUsage(t *testing.T) {
 // locally and marked estimated; with usage, the upstream's counts are
 // taken.
 func TestSameDialectChatEstimate(t *testing.T) {
+	t.Parallel()
 	noUsage := "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n" +
 		"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The quick brown fox jumps over the lazy dog.\"},\"finish_reason\":null}]}\n\n" +
 		"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"

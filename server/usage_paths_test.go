@@ -91,6 +91,7 @@ func usageUpstream(t *testing.T, d codec.Dialect, file string) string {
 // upstream's exact token counts in the access log line of the request
 // (found by the id the response carries) and in /metrics.
 func TestUsageOnEveryPath(t *testing.T) {
+	t.Parallel()
 	var yml strings.Builder
 	yml.WriteString("providers:\n")
 	for _, ud := range usageDialects {

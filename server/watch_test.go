@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -38,8 +39,8 @@ func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more string) (string, chan time.Time) {
 	closed := make(chan time.Time, 1)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		if r.Header.Get("X-Warm") != "" {
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte(warmMark)) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 			return
@@ -112,15 +113,18 @@ func TestClientGoneDuringSilentGap(t *testing.T) {
 	waitGoroutines(t, before)
 }
 
+// warmMark marks the warm-up request's body, which slipstream forwards
+// (it forwards no client header), so the stub answers it at once.
+const warmMark = "warm-up"
+
 // warmUp serves one stream through the upstream on its own connection, so
 // the long-lived goroutines of every end (connection cleaners, a worker)
 // exist before a goroutine count is taken.
 func warmUp(t *testing.T, base string) {
 	t.Helper()
 	warm := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"`+warmMark+`"}],"stream":true}`))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Warm", "1")
 	resp, err := warm.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +201,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 // the same, within a keep-alive interval, before the first byte (the
 // upstream connection closed, the slot freed).
 func TestClientGoneOverTLS(t *testing.T) {
+	t.Parallel()
 	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cert := httptest.NewTLSServer(http.NotFoundHandler())
@@ -215,6 +220,7 @@ func TestClientGoneOverTLS(t *testing.T) {
 // while its request is in flight (the next request, pipelined) are not a
 // departure: both requests are answered.
 func TestPipelinedRequestIsNotADeparture(t *testing.T) {
+	t.Parallel()
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		time.Sleep(600 * time.Millisecond) // three keep-alive intervals
@@ -251,6 +257,7 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 // timeouts.write: the stream ends, the upstream connection closes, the
 // slot is freed, and the access log says why.
 func TestWriteTimeout(t *testing.T) {
+	t.Parallel()
 	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
 	var logs syncBuffer
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)

@@ -22,6 +22,7 @@ import (
 // request and billed); the socket stays usable. Invalid UTF-8 in a text
 // frame closes the socket with 1007 (RFC 6455 section 8.1).
 func TestWSFrameValidation(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
 	base, _ := wsServer(t, u, "")
 	c, _ := wsDial(t, base, "/v1/responses")
@@ -115,6 +116,7 @@ func TestWSFrameAdmittedFromItsHeader(t *testing.T) {
 // the same write as the upgrade request (so the server may read both at
 // once) has it served: no byte read ahead of the hijack is lost.
 func TestWSFrameSentWithTheUpgrade(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
 	base, _ := wsServer(t, u, "")
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))

@@ -25,6 +25,7 @@ func wsReloadYAML(keys ...string) string {
 // each reload closed the socket with 1001, and a frame racing the reload
 // got no answer at all).
 func TestWSReloadStormKeepsSockets(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply { return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")} }}
 	up := newUpstream(t, u)
 	base, s := startServer(t, wsReloadYAML("alice", "sk-alice-0123456789"), up.URL)
@@ -69,6 +70,7 @@ func TestWSReloadStormKeepsSockets(t *testing.T) {
 // key closes the sockets opened with it (1008, with a reason) and keeps
 // the others open and serving.
 func TestWSReloadClosesRevokedKeySockets(t *testing.T) {
+	t.Parallel()
 	hold := make(chan struct{})
 	u := &sseUpstream{reply: func(n int, b []byte) upReply {
 		r := upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")}

@@ -26,6 +26,7 @@ const (
 // permessage-deflate, sets no openai-model header, and advertises the
 // frame limit.
 func TestWSUpgrade(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "hello")} }}
 	base, _ := wsServer(t, u, "limits: {max_body_bytes: 1000000}\n")
 	for _, compress := range []bool{false, true} {
@@ -56,6 +57,7 @@ func TestWSUpgrade(t *testing.T) {
 // and completed; the next frame chains on its id with only new items, and
 // the upstream gets the prewarm input followed by them.
 func TestWSPrewarm(t *testing.T) {
+	t.Parallel()
 	for _, prewarmInput := range []string{"[]", "[" + devMsg + "]"} {
 		u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_up", "pong")} }}
 		base, _ := wsServer(t, u, "")
@@ -116,6 +118,7 @@ func jsonEqual(a, b string) bool {
 // prev_input ++ [call item] ++ [output], for a function_call and then a
 // custom_tool_call, and the final text and usage reach the client.
 func TestWSToolLoopExpansion(t *testing.T) {
+	t.Parallel()
 	fc := `{"id":"fc_1","type":"function_call","status":"completed","call_id":"call_1","name":"exec_command","arguments":"{\"cmd\":\"echo hi\"}"}`
 	ctc := `{"id":"ctc_1","type":"custom_tool_call","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** End Patch\n"}`
 	fco := `{"type":"function_call_output","call_id":"call_1","output":"hi\n"}`
@@ -155,6 +158,7 @@ func TestWSToolLoopExpansion(t *testing.T) {
 // message); a server-initiated close between turns (shutdown) is a clean
 // 1001 after the completed response.
 func TestWSMultiTurnAndServerClose(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply {
 		return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), fmt.Sprintf("answer %d", n))}
 	}}
@@ -185,6 +189,7 @@ func TestWSMultiTurnAndServerClose(t *testing.T) {
 // Scenario 6: a frame without previous_response_id replaces the state; an
 // empty incremental input is valid.
 func TestWSReplaceAndEmptyIncrement(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply {
 		return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")}
 	}}
@@ -215,6 +220,7 @@ func TestWSReplaceAndEmptyIncrement(t *testing.T) {
 // transcript was evicted (limits.ws_state_bytes), gets a 400
 // previous_response_not_found; the full resend on a new socket succeeds.
 func TestWSPreviousResponseNotFound(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply {
 		return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")}
 	}}
@@ -267,6 +273,7 @@ func TestWSPreviousResponseNotFound(t *testing.T) {
 // status (and retry-after); response.failed passes through; a stream error
 // event without status gets one.
 func TestWSErrors(t *testing.T) {
+	t.Parallel()
 	f := func(reply upReply, wantType string, wantStatus int, wantCode string) {
 		t.Helper()
 		u := &sseUpstream{reply: func(int, []byte) upReply { return reply }}
@@ -326,6 +333,7 @@ func TestWSErrors(t *testing.T) {
 // fall back to HTTP; a client that drops mid-stream ends the upstream
 // request and frees its state.
 func TestWSFrameLimitAndClientDrop(t *testing.T) {
+	t.Parallel()
 	hold, gone := make(chan struct{}), make(chan struct{})
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply {
 		if n == 2 {
@@ -372,6 +380,7 @@ func TestWSFrameLimitAndClientDrop(t *testing.T) {
 // Scenario 10: past limits.ws_connections an upgrade is answered 426, on
 // which Codex uses HTTP.
 func TestWSTooManyConnections426(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
 	base, _ := wsServer(t, u, "limits: {ws_connections: 1}\n")
 	wsDial(t, base, "/v1/responses")
@@ -387,6 +396,7 @@ func TestWSTooManyConnections426(t *testing.T) {
 // header, and a turn without it sends none. Tunnelled headers
 // (ws_request_header_*) become headers; WebSocket-only metadata is dropped.
 func TestWSTurnState(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply {
 		r := upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")}
 		if n == 1 {
@@ -428,6 +438,7 @@ func TestWSTurnState(t *testing.T) {
 // disturb it; the upgrade is authenticated as the POST is (401 without a
 // key when keys are configured, any key in Authorization, x-api-key).
 func TestWSPingsAndAuth(t *testing.T) {
+	t.Parallel()
 	hold := make(chan struct{})
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply {
 		return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "slow"), hold: hold, gone: make(chan struct{})}
@@ -462,6 +473,7 @@ func TestWSPingsAndAuth(t *testing.T) {
 // Scenario 14: strict framing: every frame is one JSON object in a text
 // frame, without an SSE prefix, and nothing follows response.completed.
 func TestWSStrictFraming(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(int, []byte) upReply {
 		// Trailing garbage after the terminal event must not go out.
 		return upReply{body: textAnswer("resp_1", "ok") + "data: [DONE]\n\n" + sseEvents(`{"type":"response.output_text.delta","delta":"late"}`)}
@@ -573,6 +585,7 @@ func runtimeGoroutines() int { return runtime.NumGoroutine() }
 // response before the reload, and a new socket is served by the new
 // configuration.
 func TestWSReload(t *testing.T) {
+	t.Parallel()
 	u := &sseUpstream{reply: func(n int, _ []byte) upReply { return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")} }}
 	base, s := wsServer(t, u, "")
 	c, _ := wsDial(t, base, "/v1/responses")

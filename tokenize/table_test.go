@@ -65,7 +65,7 @@ func TestOneTablePerEncoding(t *testing.T) {
 	if before > 2 {
 		t.Fatalf("%d tables built, want at most one per encoding", before)
 	}
-	if O200k().table() != O200k().table() {
+	if a, b := O200k().table(), O200k().table(); a != b {
 		t.Fatal("o200k table is not shared")
 	}
 }

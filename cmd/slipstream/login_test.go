@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/oauthstub"
 	"slipstream/server/accounts"
-	"slipstream/server/accounts/oauthstub"
 )
 
 // freeRedirect returns a loopback redirect URI on a port free right now.

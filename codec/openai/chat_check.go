@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -127,7 +126,7 @@ func (c *chatChecker) envelope(root gjson.Result) error {
 }
 
 func chatIsInt(v gjson.Result) bool {
-	return v.Type == gjson.Number && bytes.IndexAny([]byte(v.Raw), ".eE") < 0
+	return v.Type == gjson.Number && !strings.ContainsAny(v.Raw, ".eE")
 }
 
 // body checks the choices and usage of a chunk.

@@ -1,5 +1,6 @@
 // Command testsum runs slipstream's whole test suite (gofmt, go vet, the
-// unit run, the race run) and ends with one line that counts what ran:
+// linter, the unit run, the race run) and ends with one line that counts
+// what ran:
 //
 //	tests: N passed, N failed, N skipped
 //
@@ -7,7 +8,7 @@
 // that does not build is a failure, never a skip. It exits 1 when anything
 // failed. make test runs it:
 //
-//	go run ./internal/testsum [-race 'PKG...'] [-run REGEXP] [PKG...]
+//	go run ./internal/testsum [-lint BIN] [-race 'PKG...'] [-run REGEXP] [PKG...]
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 func main() {
 	race := flag.String("race", "", "space-separated packages to run again under -race (none: no race run)")
 	runRe := flag.String("run", "", "pass -run to go test (for a partial run)")
+	lint := flag.String("lint", "", "golangci-lint binary to run over the packages as one check (none: no lint)")
 	flag.Parse()
 	pkgs := flag.Args()
 	if len(pkgs) == 0 {
@@ -38,6 +40,10 @@ func main() {
 	s.Check("gofmt", ok, out)
 	ok, out = runCheck("go", append([]string{"vet"}, pkgs...)...)
 	s.Check("go vet", ok, out)
+	if *lint != "" {
+		ok, out = runCheck(*lint, append([]string{"run"}, pkgs...)...)
+		s.Check("golangci-lint", ok, out)
+	}
 	s.goTest("unit", *runRe, pkgs)
 	if *race != "" {
 		s.goTest("race", *runRe, append([]string{"-race"}, strings.Fields(*race)...))

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"slipstream/server/accounts/oauthstub"
+	"slipstream/internal/oauthstub"
 )
 
 // loginRig is a flow of typ pointed at a stub, with a loopback redirect

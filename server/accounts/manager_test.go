@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/oauthstub"
 	"slipstream/internal/redistest"
-	"slipstream/server/accounts/oauthstub"
 )
 
 // clock is an injectable clock for tests.

@@ -1,0 +1,49 @@
+package testkit
+
+import (
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestWaitForReturnsOnTheEvent(t *testing.T) {
+	t.Parallel()
+	var done atomic.Bool
+	time.AfterFunc(20*time.Millisecond, func() { done.Store(true) })
+	start := time.Now()
+	WaitFor(t, 5*time.Second, "the flag", done.Load)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("WaitFor returned after %v, long after the event", d)
+	}
+	if Eventually(30*time.Millisecond, func() bool { return false }) {
+		t.Fatal("Eventually held for a condition that never holds")
+	}
+}
+
+func TestClosedAddrRefuses(t *testing.T) {
+	t.Parallel()
+	if c, err := net.Dial("tcp", ClosedAddr(t)); err == nil {
+		c.Close()
+		t.Fatal("a dial to ClosedAddr connected")
+	}
+}
+
+func TestBuffer(t *testing.T) {
+	t.Parallel()
+	var b Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			_, _ = b.Write([]byte("x"))
+		}
+	}()
+	for range 100 {
+		_ = b.String()
+	}
+	<-done
+	if got := len(b.Bytes()); got != 100 {
+		t.Fatalf("%d bytes, want 100", got)
+	}
+}
