@@ -8,6 +8,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/codec/sse"
+	"slipstream/pool"
 )
 
 // Subscription accounts answer some failures with status 200 and an
@@ -30,7 +31,7 @@ func StreamError(ev []byte) []byte {
 			data = bytes.TrimSpace(v)
 		}
 	}
-	typ := gjson.GetBytes(data, "type").String()
+	typ := gjson.Get(pool.B2S(data), "type").String()
 	if string(name) == "error" || typ == "error" || typ == "response.failed" {
 		if len(data) == 0 {
 			data = []byte(`{}`)
@@ -55,7 +56,7 @@ const (
 func ErrorSignal(data []byte) ([]byte, int) {
 	get := func(paths ...string) gjson.Result {
 		for _, p := range paths {
-			if r := gjson.GetBytes(data, p); r.Exists() && r.String() != "" {
+			if r := gjson.Get(pool.B2S(data), p); r.Exists() && r.String() != "" {
 				return r
 			}
 		}
@@ -105,17 +106,17 @@ func AggregateResponses(raw []byte) (body, errData []byte) {
 			return nil, data
 		}
 		data := sse.AppendRawData(nil, ev)
-		switch gjson.GetBytes(data, "type").String() {
+		switch gjson.Get(pool.B2S(data), "type").String() {
 		case "response.output_item.done":
-			items = append(items, []byte(gjson.GetBytes(data, "item").Raw))
+			items = append(items, []byte(gjson.Get(pool.B2S(data), "item").Raw))
 		case "response.completed", "response.incomplete":
-			final = []byte(gjson.GetBytes(data, "response").Raw)
+			final = []byte(gjson.Get(pool.B2S(data), "response").Raw)
 		}
 	}
 	if len(final) == 0 {
 		return nil, []byte(`{"type":"error","error":{"type":"server_error","message":"the account's stream ended without its final response"}}`)
 	}
-	if out := gjson.GetBytes(final, "output"); len(items) > 0 && (!out.Exists() || len(out.Array()) == 0) {
+	if out := gjson.Get(pool.B2S(final), "output"); len(items) > 0 && (!out.Exists() || len(out.Array()) == 0) {
 		arr := append([]byte{'['}, bytes.Join(items, []byte{','})...)
 		arr = append(arr, ']')
 		final = setMember(final, "output", arr)

@@ -9,6 +9,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/codec/sse"
+	"slipstream/pool"
 )
 
 // Google accounts are served by the Code Assist API, which speaks Gemini
@@ -34,7 +35,7 @@ func AppendCodeAssistRequest(dst, model []byte, project string, req []byte) []by
 // Assist answer body when it is an object (the plain Gemini answer),
 // else nil. The result is a new slice.
 func CodeAssistResponse(body []byte) []byte {
-	if r := gjson.GetBytes(body, "response"); r.Exists() && r.IsObject() {
+	if r := gjson.Get(pool.B2S(body), "response"); r.Exists() && r.IsObject() {
 		return []byte(r.Raw)
 	}
 	return nil

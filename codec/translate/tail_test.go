@@ -25,9 +25,7 @@ func TestTailsFor(t *testing.T) {
 			t.Errorf("%v: tail not reset", d)
 		}
 	}
-	var _ *anthropic.Tail = &ts.anthropic
-	var _ *openai.ChatTail = &ts.chat
-	var _ *gemini.Tail = &ts.gemini
+	_ = [...]any{(*anthropic.Tail)(&ts.anthropic), (*openai.ChatTail)(&ts.chat), (*gemini.Tail)(&ts.gemini)}
 	f(codec.DialectAnthropic, &ts.anthropic)
 	f(codec.DialectChat, &ts.chat)
 	f(codec.DialectResponses, &ts.responses)
