@@ -34,8 +34,12 @@ import (
 // works.
 type Options struct {
 	// Handler serves the HTTP request each frame becomes (POST on the
-	// upgrade's path). Required.
-	Handler fasthttp.RequestHandler
+	// upgrade's path, in ctx): it answers in ctx.Response, or, for a
+	// streamed answer, sets the response's status and headers and
+	// returns the Stream, which the transport runs to out (see Stream);
+	// out.Gone is the client's departure while the handler runs.
+	// Required.
+	Handler func(ctx *fasthttp.RequestCtx, out Sink) Stream
 	// MaxFrame is the largest client frame, and the largest request body a
 	// frame may expand into; a larger one closes the socket with 1009, on
 	// which Codex falls back to HTTP. It is also advertised on the
