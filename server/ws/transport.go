@@ -9,8 +9,9 @@
 // apply unchanged), with the frame's input expanded from the connection's
 // transcript: a frame that chains on the previous response
 // (previous_response_id) sends only the new items, and the upstream gets
-// the whole conversation. The SSE events of that response are relayed one
-// frame per event, without copying them.
+// the whole conversation. A streamed response is not written as SSE: the
+// handler writes its events to the turn's Sink on the connection's own
+// goroutine, and each goes out as one frame holding its data.
 //
 // The library is github.com/fasthttp/websocket: it upgrades a fasthttp
 // RequestCtx in place (no net/http bridge) and writes control frames.
