@@ -30,6 +30,29 @@ func BenchmarkWSTurn(b *testing.B) {
 	})
 }
 
+// BenchmarkWSTurnEvents is a turn whose cost is its events: a 4 KB
+// request answered with 2000 streamed deltas, over the WebSocket and over
+// HTTP+SSE. It measures the relay of events to frames.
+func BenchmarkWSTurnEvents(b *testing.B) {
+	body := responsesBody(4 << 10)
+	stream := responsesStream(2000, "resp_1")
+	b.Run("websocket", func(b *testing.B) {
+		w := dialRawWS(b, wsBenchServer(b, stream))
+		frame := asFrame(body, "")
+		w.turn(b, frame)
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu := cpuTime()
+		for i := 0; i < b.N; i++ {
+			w.turn(b, frame)
+		}
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("http+sse", func(b *testing.B) {
+		benchRaw(b, wsBenchServer(b, stream), rawRequest("/v1/responses", body), len(body))
+	})
+}
+
 func wsBenchServer(b *testing.B, stream string) string {
 	up := rawUpstream(b, httpReply("text/event-stream", stream))
 	yml := "providers:\n  - {name: r, kind: openai, api: responses, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"

@@ -54,7 +54,7 @@ type conn struct {
 	id       [64]byte
 
 	streamMu sync.Mutex
-	stream   io.Closer // the body stream being relayed, closed when the client leaves
+	stream   io.Closer // the whole answer's body stream being read, closed when the client leaves
 
 	frames int
 
@@ -193,7 +193,7 @@ func (c *conn) ping() {
 	c.pinger.Reset(c.t.cfg().Ping)
 }
 
-// setGone marks the client gone: the body stream being relayed is closed,
+// setGone marks the client gone: the body stream being read is closed,
 // which ends the upstream request, and the reader is woken.
 func (c *conn) setGone() {
 	c.goneOnce.Do(func() {
@@ -209,7 +209,7 @@ func (c *conn) setGone() {
 	})
 }
 
-// setStream records the body stream being relayed (nil when done).
+// setStream records the body stream being read (nil when done).
 // It reports false when the client already left.
 func (c *conn) setStream(s io.Closer) bool {
 	c.streamMu.Lock()
