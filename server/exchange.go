@@ -41,9 +41,6 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 	x.s, x.ctx, x.rt, x.key, x.size = s, ctx, rt, key, size
 	x.lease()
 	x.conn = clientConn(ctx)
-	if x.conn == nil {
-		x.goneCh = goneChan(ctx)
-	}
 	return x
 }
 

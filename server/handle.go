@@ -8,6 +8,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/pool"
+	"slipstream/server/ws"
 )
 
 // handle is the fasthttp request handler: check Host and Origin, route,
@@ -22,61 +23,78 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if s.serveWebSocket(ctx) {
 		return
 	}
+	s.serveRequest(ctx, nil)
+}
+
+// serveRequest admits and prepares a request past the front door: route,
+// authenticate, refuse what the head alone refuses, admit, read the body,
+// and run the route's operation up to its answer. out is nil for an HTTP
+// request, whose stream is handed to fasthttp. For a WebSocket turn it is
+// the turn's frame sink, and a stream is prepared, not handed off: x is
+// returned, and the transport runs it to out (exchange.Run), which
+// releases x. Otherwise it returns nil.
+func (s *Server) serveRequest(ctx *fasthttp.RequestCtx, out ws.Sink) *exchange {
 	id, start := s.begin(ctx)
 	rt, geminiModel, geminiStream := match(ctx.Method(), ctx.Path())
 	if rt == nil {
 		s.refuseRoute(ctx)
 		s.answered(ctx, rt, dialectOfPath(ctx), nil, id, start)
-		return
+		return nil
 	}
 	switch rt.op {
 	case opMetrics:
 		s.serveMetrics(ctx)
-		return
+		return nil
 	case opRoot, opHealth:
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBodyString("ok\n")
-		return
+		return nil
 	case opReady:
 		s.handleReady(ctx)
-		return
+		return nil
 	case opTelemetry:
 		if s.refuseContentType(ctx, rt, rt.dialect) {
-			return
+			return nil
 		}
 		ctx.SetContentType("application/json")
 		ctx.SetBodyString("{}")
-		return
+		return nil
 	}
 	d := s.routeDialect(ctx, rt)
 	key, ok := s.authenticate(ctx)
 	if !ok {
 		s.refuseKey(ctx, d)
 		s.answered(ctx, rt, d, nil, id, start)
-		return
+		return nil
 	}
 	if rt.op == opModels {
 		s.handleModels(ctx, d, key)
 		s.answered(ctx, rt, d, key, id, start)
-		return
+		return nil
 	}
 	if s.refuseContentType(ctx, rt, d) || s.refuseHead(ctx, d, key, geminiModel) {
 		s.answered(ctx, rt, d, key, id, start)
-		return
+		return nil
 	}
 	size, ok := s.admit(ctx, d)
 	if !ok {
 		s.answered(ctx, rt, d, key, id, start)
-		return
+		return nil
 	}
 	x := acquireExchange(s, ctx, rt, key, size)
 	gen := x.owner()
+	x.bindFrames(out)
 	x.id, x.start = id, start
 	x.geminiModel, x.stream = geminiModel, geminiStream
 	if !s.serve(x) {
 		x.status = ctx.Response.StatusCode()
 		x.releaseOnce(gen)
+		return nil
 	}
+	if out != nil && x.streamKind != streamNone {
+		return x
+	}
+	return nil
 }
 
 // refuseHead answers what an authenticated request's head already

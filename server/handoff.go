@@ -69,13 +69,18 @@ var errPanic = errors.New("BUG: the relay panicked")
 
 // handOffStream hands x to fasthttp as the body stream writer that runs
 // kind: from here on the stream owns x and the handler must not touch x or
-// release it. The status already set on ctx is what the log records.
+// release it. The status already set on ctx is what the log records. On a
+// WebSocket turn nothing is handed to fasthttp: serveRequest returns x,
+// and the transport's Run is the stream that owns it.
 func (x *exchange) handOffStream(kind streamKind) {
 	ctx := x.ctx
 	x.status = ctx.Response.StatusCode()
 	x.streamKind = kind
 	x.startGeminiArray(ctx)
 	x.ctx = nil // the stream runs after the handler returned: no ctx there
+	if x.fsink.out != nil {
+		return // a WebSocket turn: the transport runs the stream (Run)
+	}
 	if x.http10(ctx) {
 		return
 	}
@@ -136,7 +141,11 @@ func (x *exchange) serveHijacked(c net.Conn) {
 func (x *exchange) writeStream(w streamWriter) {
 	defer x.endStream(w, x.owner())
 	x.hsink.reset(x, w)
-	out := &x.hsink
+	x.runStream(&x.hsink)
+}
+
+// runStream runs the relay x's stream kind names, writing to out.
+func (x *exchange) runStream(out sink) {
 	switch x.streamKind {
 	case streamSame:
 		x.relaySame(out)

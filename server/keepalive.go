@@ -20,9 +20,14 @@ type streamWriter = *bufio.Writer
 // Otherwise slipstream commits to a 200 SSE response and sends ": ping"
 // comments every interval until the upstream answers; from then on an
 // upstream failure can only be reported in-band. It reports whether x was
-// handed off.
+// handed off. A WebSocket turn gets no pings (a comment is not a frame;
+// the transport pings the socket itself): its call runs on the turn's
+// goroutine, and the upstream's real status and headers answer it.
 func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 	x.translated = translated
+	if x.fsink.out != nil {
+		return x.afterCall(x.attemptsWatched())
+	}
 	go x.callAsync(x.owner())
 	timer := time.NewTimer(s.keepalive())
 	select {

@@ -34,10 +34,11 @@ type relayPart struct {
 	geminiArray   geminiArray        // the JSON-array framing of a Gemini stream without alt=sse
 	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
 	hsink         httpSink           // the sink of the HTTP body stream (writeStream)
+	fsink         frameSink          // the sink of a WebSocket turn (bindFrames), or zero
 
 	head      []byte          // the response head, for an HTTP/1.0 client (http10)
 	conn      net.Conn        // the client's socket (clientConn), or nil
-	goneCh    <-chan struct{} // closed when a synthetic ctx's client left (goneChan), or nil
+	goneCh    <-chan struct{} // closed when a WebSocket turn's client left (bindFrames), or nil
 	lastWrite time.Time       // when the last write deadline was set
 	watch     watcher
 
@@ -59,6 +60,7 @@ func (r *relayPart) Reset() {
 	r.out = trimScratch(r.out)
 	r.geminiArray.reset()
 	r.hsink = httpSink{}
+	r.fsink = frameSink{}
 	r.streamKind = streamNone
 	r.conn, r.goneCh, r.lastWrite = nil, nil, time.Time{}
 	r.head = trimScratch(r.head)

@@ -4,7 +4,7 @@ package server
 // events, in order, and when to send them. The relays (the pump, the mock,
 // the keep-alive pings, an in-band error) write only through it, so a
 // transport is one implementation: HTTP (SSE, or the JSON-array framing of
-// a Gemini stream) here, WebSocket frames beside it.
+// a Gemini stream) here, WebSocket frames (frameSink, over ws.Sink).
 //
 // The byte slices are views valid only during the call; a sink copies what
 // it keeps. Every method reports false once the client is gone; the sink

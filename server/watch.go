@@ -15,24 +15,12 @@ import (
 // clientConn returns the client's connection when it is a real socket (TCP
 // or Unix, or TLS over one), else nil: a RequestCtx built by a caller that
 // is not a socket (tests, the WebSocket transport) holds a stand-in whose
-// methods may panic, and that caller sees its client leave by itself.
+// methods may panic; a WebSocket turn's departure comes through its sink
+// (bindFrames).
 func clientConn(ctx *fasthttp.RequestCtx) net.Conn {
 	switch c := ctx.Conn().(type) {
 	case *net.TCPConn, *net.UnixConn, *tls.Conn:
 		return c
-	}
-	return nil
-}
-
-// goner is a stand-in connection that says when its client left (the
-// WebSocket transport's frames).
-type goner interface{ Gone() <-chan struct{} }
-
-// goneChan is the departure signal of a synthetic ctx's stand-in
-// connection, or nil.
-func goneChan(ctx *fasthttp.RequestCtx) <-chan struct{} {
-	if g, ok := ctx.Conn().(goner); ok {
-		return g.Gone()
 	}
 	return nil
 }
@@ -95,7 +83,7 @@ func (s *Server) watchEvery() time.Duration {
 
 // watcher notices a client that hung up while its response waits on a
 // silent upstream (no write would fail). Every interval it peeks at the
-// client's socket (or reads a synthetic ctx's departure signal), and when
+// client's socket (or reads a WebSocket turn's departure signal), and when
 // the client is gone it stops the upstream: before the response head it
 // closes the call's connection (upstream.Interrupt), so the pending Do
 // returns at once and the provider stops; after it, it closes the body
@@ -191,7 +179,7 @@ func (w *watcher) stop() {
 }
 
 // gone reports whether the client left: its socket is closed, or its
-// stand-in connection says so.
+// WebSocket turn's sink says so.
 func (w *watcher) gone() bool {
 	if w.x.conn != nil {
 		if w.raw == nil {

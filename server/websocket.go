@@ -40,7 +40,7 @@ func (s *Server) acceptsKey(key []byte) bool {
 // wsOptions are the transport's settings under s's configuration.
 func (s *Server) wsOptions() ws.Options {
 	o := ws.Options{
-		Handler:    s.shared.dispatch,
+		Handler:    s.shared.serveFrame,
 		Admit:      s.shared.wsAdmit,
 		Leave:      s.shared.wsLeave,
 		MaxFrame:   s.cfg.Limits.MaxBodyBytes.N(),
@@ -82,3 +82,87 @@ func (s *Server) serveWebSocket(ctx *fasthttp.RequestCtx) bool {
 // shutdownWebSocket closes WebSocket connections once their response in
 // flight completes, waiting at most until ctx ends.
 func (s *Server) shutdownWebSocket(ctx context.Context) { s.ws.Shutdown(ctx.Done()) }
+
+// serveFrame is the transport's handler (ws.Options.Handler): the
+// generation current when the frame arrived serves its request, as a POST
+// through the same front door, authentication, admission and key policy.
+// A stream is returned to be run to out.
+func (sh *shared) serveFrame(ctx *fasthttp.RequestCtx, out ws.Sink) ws.Stream {
+	return sh.current.Load().serveFrame(ctx, out)
+}
+
+func (s *Server) serveFrame(ctx *fasthttp.RequestCtx, out ws.Sink) ws.Stream {
+	if !s.admitFront(ctx) {
+		return nil
+	}
+	if x := s.serveRequest(ctx, out); x != nil {
+		return x
+	}
+	return nil
+}
+
+// bindFrames makes x a WebSocket turn writing to out, when out is set:
+// its client's departure is the sink's, and a stream is run by the
+// transport (Run) rather than handed to fasthttp.
+func (x *exchange) bindFrames(out ws.Sink) {
+	if out != nil {
+		x.fsink = frameSink{x: x, out: out}
+		x.goneCh = out.Gone()
+	}
+}
+
+// Run is the stream of a WebSocket turn (ws.Stream): the relay x was
+// prepared for runs to the turn's frame sink on the caller's goroutine,
+// and x is released. It owns x from the moment it is called, as
+// writeStream does for HTTP; a panic in the relay ends only this turn,
+// with the dialect's error event.
+func (x *exchange) Run(out ws.Sink) {
+	defer x.endFrames(x.owner())
+	x.fsink.out = out
+	x.runStream(&x.fsink)
+}
+
+func (x *exchange) endFrames(gen uint32) {
+	if p := recover(); p != nil {
+		x.recovered("WebSocket stream", p)
+		x.writePanicEvent(&x.fsink)
+	}
+	x.fsink.Flush() // what a relay left queued (relayOut) leaves now
+	x.releaseOnce(gen)
+}
+
+// frameSink is the sink of a WebSocket turn: the transport's frame sink,
+// with what the exchange records of a stream (first-token time, bytes
+// out as the SSE the events were, the client's departure).
+type frameSink struct {
+	x   *exchange
+	out ws.Sink
+}
+
+var _ sink = (*frameSink)(nil)
+
+func (f *frameSink) Event(name, data, raw []byte) bool {
+	f.count(raw)
+	return f.sent(f.out.Event(name, data, raw))
+}
+
+func (f *frameSink) Events(raw []byte) bool {
+	f.count(raw)
+	return f.sent(f.out.Events(raw))
+}
+
+func (f *frameSink) Flush() bool           { return f.sent(f.out.Flush()) }
+func (f *frameSink) Gone() <-chan struct{} { return f.out.Gone() }
+
+func (f *frameSink) count(raw []byte) {
+	f.x.firstToken(raw)
+	f.x.bytesOut += int64(len(raw))
+}
+
+// sent records a failed write as the client's departure.
+func (f *frameSink) sent(ok bool) bool {
+	if !ok {
+		f.x.writeFailed()
+	}
+	return ok
+}

@@ -1,7 +1,6 @@
 package ws
 
 import (
-	"bytes"
 	"io"
 	"net"
 	"sync"
@@ -13,7 +12,6 @@ import (
 
 	"slipstream/codec"
 	"slipstream/codec/openai"
-	"slipstream/codec/sse"
 	"slipstream/pool"
 )
 
@@ -30,8 +28,8 @@ type conn struct {
 	cred []byte   // the credential the upgrade was authenticated with
 
 	hdr  fasthttp.RequestHeader // the upgrade's headers, cleaned, as a POST
-	rctx fasthttp.RequestCtx    // the request context each frame is served with
-	fc   *frameConn
+	rctx fasthttp.RequestCtx    // the request head and response status/headers of each frame
+	sink turnSink               // the sink of the turn in flight
 
 	gone     chan struct{} // closed when the client is gone (or shut down)
 	goneOnce sync.Once
@@ -51,19 +49,17 @@ type conn struct {
 	out      *pool.Buffer // output items of the response in flight
 	exp      openai.FrameExpansion
 	vals     openai.FrameVals // the frame's members ParseFrame reads
-	rd       sse.Reader
-	msg      []byte // events built here (errors, prewarm)
+	msg      []byte           // events built here (errors, prewarm)
+	data     []byte           // an event's data lines joined (eventFields)
 	id       [64]byte
 
 	streamMu sync.Mutex
-	stream   io.Closer // the body stream being relayed, closed when the client leaves
+	stream   io.Closer // the whole answer's body stream being read, closed when the client leaves
 
 	frames int
 
-	wbuf  []byte // frames queued for one socket write
-	werr  error  // the first failed socket write
-	fr    flushReader
-	whole bytes.Reader // an event stream answered as one body
+	wbuf []byte // frames queued for one socket write
+	werr error  // the first failed socket write
 
 	state      transcript // owned by t.store
 	prev, next *conn      // t.store's recency list
@@ -78,7 +74,6 @@ func newConn(t *Transport, ctx *fasthttp.RequestCtx, cred []byte) *conn {
 		finished: make(chan struct{}),
 	}
 	c.idle <- struct{}{}
-	c.fr.c = c
 	c.cred = append([]byte(nil), cred...)
 	ctx.Request.Header.CopyTo(&c.hdr)
 	cleanHeaders(&c.hdr)
@@ -128,12 +123,11 @@ func (c *conn) serve(w *websocket.Conn) {
 	defer c.t.remove(c)
 	c.t.upgrades.Add(1)
 	c.nc = w.NetConn()
-	c.fc = newFrameConn(c.nc, c.gone)
-	c.rctx.Init2(c.fc, discard{}, false)
+	c.rctx.Init(&fasthttp.Request{}, c.nc.RemoteAddr(), discard{}) // the remote address for the server's logs
 	c.extendRead()
 	c.pinger = time.AfterFunc(c.t.cfg().Ping, c.ping)
 	if c.t.logging() {
-		c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.fc.remote)
+		c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.nc.RemoteAddr())
 	}
 	go c.worker()
 	c.readLoop()
@@ -142,7 +136,6 @@ func (c *conn) serve(w *websocket.Conn) {
 	<-c.finished
 	c.pinger.Stop()
 	c.t.store.drop(c)
-	c.rd.Release()
 	c.releaseFrame()
 	if c.t.logging() {
 		c.t.logf("WS %s close frames=%d", pathOf(&c.hdr), c.frames)
@@ -166,9 +159,11 @@ func (c *conn) worker() {
 		// connection holds none, and one large frame or event does not
 		// stay pinned to the connection that carried it.
 		c.releaseFrame()
-		c.rd.Release()
 		if cap(c.msg) > 64<<10 {
 			c.msg = nil
+		}
+		if cap(c.data) > 64<<10 {
+			c.data = nil
 		}
 		c.idle <- struct{}{}
 		c.closeIfIdle()
@@ -198,7 +193,7 @@ func (c *conn) ping() {
 	c.pinger.Reset(c.t.cfg().Ping)
 }
 
-// setGone marks the client gone: the body stream being relayed is closed,
+// setGone marks the client gone: the body stream being read is closed,
 // which ends the upstream request, and the reader is woken.
 func (c *conn) setGone() {
 	c.goneOnce.Do(func() {
@@ -214,7 +209,7 @@ func (c *conn) setGone() {
 	})
 }
 
-// setStream records the body stream being relayed (nil when done).
+// setStream records the body stream being read (nil when done).
 // It reports false when the client already left.
 func (c *conn) setStream(s io.Closer) bool {
 	c.streamMu.Lock()
@@ -316,21 +311,6 @@ func (c *conn) flush() error {
 	}
 	c.wbuf = c.wbuf[:0]
 	return c.werr
-}
-
-// flushReader is the upstream stream as relay reads it: before every read,
-// which may block until the upstream sends more, the frames queued so far
-// go out, so no event waits for the next one.
-type flushReader struct {
-	c *conn
-	r io.Reader
-}
-
-func (f *flushReader) Read(p []byte) (int, error) {
-	if err := f.c.flush(); err != nil {
-		return 0, err
-	}
-	return f.r.Read(p)
 }
 
 func pathOf(h *fasthttp.RequestHeader) string {

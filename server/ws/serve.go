@@ -82,7 +82,7 @@ func (c *conn) handle(b []byte, binary bool) {
 		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
 		return
 	}
-	c.serveHTTP(chained, len(b))
+	c.serveTurn(chained, len(b))
 }
 
 // expandInPlace expands frame b, a view into c.in, into the body within
@@ -129,9 +129,11 @@ func (c *conn) prewarm(f *openai.Frame) {
 	}
 }
 
-// serveHTTP runs the expanded body through the server's handler as a POST
-// and relays its answer.
-func (c *conn) serveHTTP(chained bool, frameSize int) {
+// serveTurn runs the expanded body through the server's handler as a
+// POST and relays its answer: a stream the handler prepared runs here, on
+// the worker, to the turn's sink; a whole answer or an error is read from
+// the response.
+func (c *conn) serveTurn(chained bool, frameSize int) {
 	rc := &c.rctx
 	rc.Request.Reset()
 	rc.Response.Reset()
@@ -142,7 +144,8 @@ func (c *conn) serveHTTP(chained bool, frameSize int) {
 	size := len(c.body.B)
 	rc.Request.SetBodyRaw(c.body.B)
 	rc.Request.Header.SetContentLength(size)
-	c.t.cfg().Handler(rc)
+	c.sink = turnSink{c: c}
+	st := c.t.cfg().Handler(rc, &c.sink)
 	resp := &rc.Response
 	status := resp.StatusCode()
 	if ts := resp.Header.Peek("X-Codex-Turn-State"); len(ts) > 0 && headerText(ts) {
@@ -152,8 +155,10 @@ func (c *conn) serveHTTP(chained bool, frameSize int) {
 		}
 	}
 	switch {
+	case st != nil:
+		c.relay(st)
 	case status == fasthttp.StatusOK && isEventStream(resp.Header.ContentType()):
-		c.relay(resp)
+		c.relayBody(resp)
 	case status == fasthttp.StatusOK:
 		c.relayWhole(resp)
 	default:
@@ -162,6 +167,7 @@ func (c *conn) serveHTTP(chained bool, frameSize int) {
 	if c.t.logging() {
 		c.t.logf("WS %s frame=%d chained=%v frame_bytes=%d body=%d status=%d", pathOf(&c.hdr), c.frames, chained, frameSize, size, status)
 	}
+	c.sink = turnSink{}
 	rc.Request.Reset()
 	rc.Response.Reset()
 	c.releaseBody()
@@ -178,39 +184,31 @@ func isEventStream(ct []byte) bool {
 	return len(ct) >= 17 && string(ct[:17]) == "text/event-stream"
 }
 
-// relay sends each SSE event of the response as one text frame (its data,
-// as is), collects the output items, and on response.completed stores the
-// transcript the next frame may chain on.
-func (c *conn) relay(resp *fasthttp.Response) {
-	stream := resp.BodyStream()
-	if stream == nil { // an event stream the handler wrote whole
-		c.whole.Reset(resp.Body())
-		stream = &c.whole
-	}
-	if cl, ok := stream.(io.Closer); ok && !c.setStream(cl) {
-		_ = resp.CloseBodyStream()
-		return
-	}
+// relay runs the stream the handler prepared to the turn's sink, which
+// sends each event as one text frame (its data, as is) and collects the
+// output items; then it ends the turn (endRelay). The stream is run even
+// when the client already left: Run releases it.
+func (c *conn) relay(st Stream) {
 	c.out = pool.Get(4 << 10)
-	c.fr.r = stream
-	c.rd.Reset(&c.fr)
-	r := relayState{}
-	for {
-		ev, err := c.rd.Next()
-		if err != nil {
-			break
-		}
-		if r.done {
-			continue // drain: nothing goes out after the terminal event
-		}
-		c.relayEvent(&r, ev.Name, ev.Data)
-	}
+	st.Run(&c.sink)
+	c.endRelay(&c.sink.r)
+}
+
+// relayBody relays an event stream the handler answered as one body.
+func (c *conn) relayBody(resp *fasthttp.Response) {
+	body, _ := c.readBody(resp)
+	c.out = pool.Get(4 << 10)
+	c.sink.Events(body)
+	c.endRelay(&c.sink.r)
+}
+
+// endRelay sends what is queued and ends a relayed stream: without a
+// terminal event it was truncated, which the client is told; on
+// response.completed the transcript the next frame may chain on is kept.
+func (c *conn) endRelay(r *relayState) {
 	if c.flush() != nil {
 		c.setGone()
 	}
-	c.fr.r = nil
-	c.setStream(nil)
-	_ = resp.CloseBodyStream()
 	select {
 	case <-c.gone:
 		return
@@ -221,7 +219,7 @@ func (c *conn) relay(resp *fasthttp.Response) {
 		return
 	}
 	if r.completed && r.idLen > 0 {
-		c.keep(&r)
+		c.keep(r)
 	}
 }
 

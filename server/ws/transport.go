@@ -9,8 +9,9 @@
 // apply unchanged), with the frame's input expanded from the connection's
 // transcript: a frame that chains on the previous response
 // (previous_response_id) sends only the new items, and the upstream gets
-// the whole conversation. The SSE events of that response are relayed one
-// frame per event, without copying them.
+// the whole conversation. A streamed response is not written as SSE: the
+// handler writes its events to the turn's Sink on the connection's own
+// goroutine, and each goes out as one frame holding its data.
 //
 // The library is github.com/fasthttp/websocket: it upgrades a fasthttp
 // RequestCtx in place (no net/http bridge) and writes control frames.
@@ -34,8 +35,12 @@ import (
 // works.
 type Options struct {
 	// Handler serves the HTTP request each frame becomes (POST on the
-	// upgrade's path). Required.
-	Handler fasthttp.RequestHandler
+	// upgrade's path, in ctx): it answers in ctx.Response, or, for a
+	// streamed answer, sets the response's status and headers and
+	// returns the Stream, which the transport runs to out (see Stream);
+	// out.Gone is the client's departure while the handler runs.
+	// Required.
+	Handler func(ctx *fasthttp.RequestCtx, out Sink) Stream
 	// MaxFrame is the largest client frame, and the largest request body a
 	// frame may expand into; a larger one closes the socket with 1009, on
 	// which Codex falls back to HTTP. It is also advertised on the
