@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/sjson"
+
+	"slipstream/internal/testkit"
 )
 
 // The request rewrite of a same-dialect relay beside sjson doing the same
@@ -15,11 +17,6 @@ import (
 // ReplaceInPlace edits the body's own bytes (it still moves everything
 // after the value, and works only when the result is not longer). The
 // figures and the choice they led to are in docs/ARCHITECTURE.md.
-
-var benchSizes = [...]struct {
-	name string
-	n    int
-}{{"1KB", 1 << 10}, {"10KB", 10 << 10}, {"1MB", 1 << 20}}
 
 // spliceBody is an Anthropic Messages request of about n bytes, the model
 // first as the clients send it, then the sampling members, then the turns.
@@ -75,9 +72,9 @@ func BenchmarkModelRename(b *testing.B) {
 	// names as long as the body's own: the only rename ReplaceInPlace can
 	// do without a new slice is one that does not grow.
 	models := [2][]byte{[]byte(`"claude-sonnet-4-6"`), []byte(`"claude-sonnet-4-5"`)}
-	for _, sz := range benchSizes {
-		body := spliceBody(sz.n)
-		b.Run(sz.name+"/splice", func(b *testing.B) {
+	for _, sz := range testkit.BodySizes {
+		body := spliceBody(sz.N)
+		b.Run(sz.Name+"/splice", func(b *testing.B) {
 			dst := make([]byte, 0, len(body)+64)
 			edits := make([]Edit, 0, 1)
 			b.ReportAllocs()
@@ -87,7 +84,7 @@ func BenchmarkModelRename(b *testing.B) {
 				dst = AppendSplice(dst[:0], body, edits)
 			}
 		})
-		b.Run(sz.name+"/sjson_SetBytes", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_SetBytes", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -96,7 +93,7 @@ func BenchmarkModelRename(b *testing.B) {
 				}
 			}
 		})
-		b.Run(sz.name+"/sjson_ReplaceInPlace", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_ReplaceInPlace", func(b *testing.B) {
 			// the body is the proxy's own buffer; renaming to a model name of
 			// the same length each time keeps it the same size.
 			work := append([]byte(nil), body...)
@@ -117,9 +114,9 @@ func BenchmarkModelRename(b *testing.B) {
 
 func BenchmarkMemberEdits(b *testing.B) {
 	model, maxTokens := []byte(`"claude-opus-4-1-0805"`), []byte(`8192`)
-	for _, sz := range benchSizes {
-		body := spliceBody(sz.n)
-		b.Run(sz.name+"/splice", func(b *testing.B) {
+	for _, sz := range testkit.BodySizes {
+		body := spliceBody(sz.N)
+		b.Run(sz.Name+"/splice", func(b *testing.B) {
 			dst := make([]byte, 0, len(body)+64)
 			edits := make([]Edit, 0, 4)
 			b.ReportAllocs()
@@ -129,7 +126,7 @@ func BenchmarkMemberEdits(b *testing.B) {
 				dst = AppendSplice(dst[:0], body, edits)
 			}
 		})
-		b.Run(sz.name+"/sjson_chained", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_chained", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -155,15 +152,15 @@ func sjsonMemberEdits(body, model, maxTokens []byte) ([]byte, error) {
 // The splice and the sjson chain write the same document.
 func TestMemberEditsAgree(t *testing.T) {
 	model, maxTokens := []byte(`"claude-opus-4-1-0805"`), []byte(`8192`)
-	for _, sz := range benchSizes {
-		body := spliceBody(sz.n)
+	for _, sz := range testkit.BodySizes {
+		body := spliceBody(sz.N)
 		got := AppendSplice(nil, body, memberEdits(nil, body, model, maxTokens))
 		want, err := sjsonMemberEdits(body, model, maxTokens)
 		if err != nil || string(got) != string(want) {
-			t.Fatalf("%s: splice and sjson differ (%v):\n%.200s\n%.200s", sz.name, err, got, want)
+			t.Fatalf("%s: splice and sjson differ (%v):\n%.200s\n%.200s", sz.Name, err, got, want)
 		}
-		if n := len(body); n < sz.n*9/10 || n > sz.n*11/10 {
-			t.Fatalf("%s body is %d bytes", sz.name, n)
+		if n := len(body); n < sz.N*9/10 || n > sz.N*11/10 {
+			t.Fatalf("%s body is %d bytes", sz.Name, n)
 		}
 	}
 }

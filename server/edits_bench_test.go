@@ -8,45 +8,26 @@ import (
 	"github.com/tidwall/sjson"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 )
 
 // The model splice of an aliased same-dialect request beside sjson doing
 // the same, on 1 KB, 10 KB and 1 MB bodies. The figures and the choice
 // they led to are in docs/ARCHITECTURE.md.
 
-var editSizes = [...]struct {
-	name string
-	n    int
-}{{"1KB", 1 << 10}, {"10KB", 10 << 10}, {"1MB", 1 << 20}}
-
-// filled writes head, then items (each one item) joined by commas until
-// about n bytes in all, then tail.
-func filled(n int, head, item, tail string) []byte {
-	var b strings.Builder
-	b.WriteString(head)
-	for i := 0; b.Len()+len(item)/2+len(tail) < n || i == 0; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(item)
-	}
-	b.WriteString(tail)
-	return []byte(b.String())
-}
-
 // aliasedBody is an Anthropic request of about n bytes, the model first.
 func aliasedBody(n int) []byte {
-	return filled(n, `{"model":"sonnet","max_tokens":32000,"stream":true,"messages":[`,
+	return testkit.Filled(n, `{"model":"sonnet","max_tokens":32000,"stream":true,"messages":[`,
 		`{"role":"user","content":[{"type":"text","text":"`+strings.Repeat(`Refactor the parser so that it reads one pass. `, 4)+`"}]}`, `]}`)
 }
 
 func BenchmarkModelSplice(b *testing.B) {
 	model := []byte("claude-sonnet-4-5-20250929")
 	quoted := []byte(`"claude-sonnet-4-5-20250929"`)
-	for _, sz := range editSizes {
-		body := aliasedBody(sz.n)
+	for _, sz := range testkit.BodySizes {
+		body := aliasedBody(sz.N)
 		val := codec.Member(body, "model")
-		b.Run(sz.name+"/modelSplice", func(b *testing.B) {
+		b.Run(sz.Name+"/modelSplice", func(b *testing.B) {
 			var m modelSplice
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
@@ -57,7 +38,7 @@ func BenchmarkModelSplice(b *testing.B) {
 				}
 			}
 		})
-		b.Run(sz.name+"/sjson_SetBytes", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_SetBytes", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -68,7 +49,7 @@ func BenchmarkModelSplice(b *testing.B) {
 				_, _ = io.Discard.Write(out)
 			}
 		})
-		b.Run(sz.name+"/sjson_ReplaceInPlace", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_ReplaceInPlace", func(b *testing.B) {
 			// an alias is longer than the name the client sent, so the
 			// in-place option falls back to a new slice; shown with a name of
 			// the same length, its best case.

@@ -7,6 +7,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"slipstream/internal/testkit"
+
 	"slipstream/codec"
 )
 
@@ -16,11 +18,6 @@ import (
 // expansion also finds the headers and the input items in the same pass;
 // the sjson chain does not. The figures and the choice they led to are in
 // docs/ARCHITECTURE.md.
-
-var frameSizes = [...]struct {
-	name string
-	n    int
-}{{"1KB", 1 << 10}, {"10KB", 10 << 10}, {"1MB", 1 << 20}}
 
 // sjsonExpand is the edit part of the expansion of a frame that does not
 // chain, as sjson calls.
@@ -42,9 +39,9 @@ func sjsonExpand(frame []byte) ([]byte, error) {
 }
 
 func BenchmarkFrameEdits(b *testing.B) {
-	for _, sz := range frameSizes {
-		frame := codexFrame(sz.n)
-		b.Run(sz.name+"/expansion", func(b *testing.B) {
+	for _, sz := range testkit.BodySizes {
+		frame := codexFrame(sz.N)
+		b.Run(sz.Name+"/expansion", func(b *testing.B) {
 			var e FrameExpansion
 			dst := make([]byte, 0, len(frame)+64)
 			b.ReportAllocs()
@@ -53,7 +50,7 @@ func BenchmarkFrameEdits(b *testing.B) {
 				dst = e.AppendBody(dst[:0], frame, nil, nil)
 			}
 		})
-		b.Run(sz.name+"/sjson_chained", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_chained", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frame)))
 			for b.Loop() {
@@ -67,13 +64,13 @@ func BenchmarkFrameEdits(b *testing.B) {
 
 // The sjson chain writes the same members as the expansion.
 func TestFrameEditsAgree(t *testing.T) {
-	for _, sz := range frameSizes {
-		frame := codexFrame(sz.n)
+	for _, sz := range testkit.BodySizes {
+		frame := codexFrame(sz.N)
 		var e FrameExpansion
 		got := e.AppendBody(nil, frame, nil, nil)
 		want, err := sjsonExpand(frame)
 		if err != nil || fmt.Sprint(topMembers(got)) != fmt.Sprint(topMembers(want)) {
-			t.Fatalf("%s: %v\n%.400s\n%.400s", sz.name, err, got, want)
+			t.Fatalf("%s: %v\n%.400s\n%.400s", sz.Name, err, got, want)
 		}
 	}
 }

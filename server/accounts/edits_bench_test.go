@@ -9,37 +9,18 @@ import (
 	"github.com/tidwall/sjson"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 )
 
 // The codex-account request edits (codexBody) beside sjson doing the same,
 // on 1 KB, 10 KB and 1 MB bodies. The figures and the choice they led to
 // are in docs/ARCHITECTURE.md.
 
-var editSizes = [...]struct {
-	name string
-	n    int
-}{{"1KB", 1 << 10}, {"10KB", 10 << 10}, {"1MB", 1 << 20}}
-
-// filled writes head, then items (each one item) joined by commas until
-// about n bytes in all, then tail.
-func filled(n int, head, item, tail string) []byte {
-	var b strings.Builder
-	b.WriteString(head)
-	for i := 0; b.Len()+len(item)/2+len(tail) < n || i == 0; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(item)
-	}
-	b.WriteString(tail)
-	return []byte(b.String())
-}
-
 // translatedCodexBody is a Responses request of about n bytes as the
 // translator writes it for a non-streamed client: no stream member, and
 // sampling members the ChatGPT backend refuses after the input.
 func translatedCodexBody(n int) []byte {
-	return filled(n, `{"model":"gpt-5.1-codex","instructions":"You are a coding agent.","input":[`,
+	return testkit.Filled(n, `{"model":"gpt-5.1-codex","instructions":"You are a coding agent.","input":[`,
 		`{"type":"message","role":"user","content":[{"type":"input_text","text":"`+strings.Repeat(`Refactor the parser so that it reads one pass. `, 4)+`"}]}`,
 		`],"max_output_tokens":32000,"temperature":1,"store":false}`)
 }
@@ -87,9 +68,9 @@ func sjsonCodexEdit(body []byte) ([]byte, error) {
 }
 
 func BenchmarkCodexAccountEdit(b *testing.B) {
-	for _, sz := range editSizes {
-		body := translatedCodexBody(sz.n)
-		b.Run(sz.name+"/one_pass", func(b *testing.B) {
+	for _, sz := range testkit.BodySizes {
+		body := translatedCodexBody(sz.N)
+		b.Run(sz.Name+"/one_pass", func(b *testing.B) {
 			dst := make([]byte, 0, len(body)+64)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
@@ -97,7 +78,7 @@ func BenchmarkCodexAccountEdit(b *testing.B) {
 				dst = handCodexEdit(dst, body)
 			}
 		})
-		b.Run(sz.name+"/sjson_chained", func(b *testing.B) {
+		b.Run(sz.Name+"/sjson_chained", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -122,12 +103,12 @@ func members(obj []byte) map[string]string {
 
 // The sjson chain writes the same members as the one-pass edit.
 func TestSjsonCodexEditAgrees(t *testing.T) {
-	for _, sz := range editSizes {
-		body := translatedCodexBody(sz.n)
+	for _, sz := range testkit.BodySizes {
+		body := translatedCodexBody(sz.N)
 		got, err := sjsonCodexEdit(body)
 		want := handCodexEdit(nil, body)
 		if err != nil || fmt.Sprint(members(got)) != fmt.Sprint(members(want)) || !codec.Valid(want) {
-			t.Fatalf("%s codex edit: %v %.300s\nsjson: %.300s", sz.name, err, want, got)
+			t.Fatalf("%s codex edit: %v %.300s\nsjson: %.300s", sz.Name, err, want, got)
 		}
 	}
 }
