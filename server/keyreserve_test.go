@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 	"slipstream/server/store"
 )
 
@@ -138,10 +139,10 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 			up := &slowUpstream{hold: 300 * time.Millisecond}
 			u := newUpstream(t, up)
 			yml := reserveConfig(c.policy, u.URL, "redis: {url: \""+rs.URL()+"\", prefix: res}\n")
-			var logsA, logsB syncBuffer
+			var logsA, logsB testkit.Buffer
 			a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
 			b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
-			for _, l := range []*syncBuffer{&logsA, &logsB} {
+			for _, l := range []*testkit.Buffer{&logsA, &logsB} {
 				waitLog(t, l, "redis: connected")
 			}
 			passed := burst(t, 100, a, b)
@@ -166,7 +167,7 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 }
 
 // waitLog waits until l holds s.
-func waitLog(t *testing.T, l *syncBuffer, s string) {
+func waitLog(t *testing.T, l *testkit.Buffer, s string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(l.String(), s) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -42,7 +43,7 @@ func serveCtx(s *Server, method, path, body string) *fasthttp.RequestCtx {
 // waitLogged waits (bounded) until the log holds every one of want. A
 // request gives its admission slot back before its access line is written,
 // so a test that has seen the server idle may still have to wait for it.
-func waitLogged(t *testing.T, logs *syncBuffer, want ...string) {
+func waitLogged(t *testing.T, logs *testkit.Buffer, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -122,7 +123,7 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 			<-release // the client leaves before the stream ends
 			io.WriteString(w, upStream)
 		}))
-		var logs syncBuffer
+		var logs testkit.Buffer
 		cfg := parseConfig(t, translatedConfig, up.URL)
 		_, s := serveConfigServer(t, cfg, &logs)
 		ctx := serveCtx(s, "POST", "/v1/messages", `{"model":"`+model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"stream":true}`)
@@ -147,7 +148,7 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 func TestStreamWriterPanicIsContained(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: chatReply})
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig, up.URL)
 	base, s := serveConfigServer(t, cfg, &logs)
 
@@ -211,7 +212,7 @@ func TestAccessLogAfterClientWriteError(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}))
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig, up.URL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 )
 
 // TestReplicasShareRPM: two slipstream servers sharing one real
@@ -23,10 +24,10 @@ providers:
   - {name: m, kind: mock, models: ["mock*"]}
 redis: {url: "` + rs.URL() + `", prefix: replicas}
 `
-	var logsA, logsB syncBuffer
+	var logsA, logsB testkit.Buffer
 	a := serveConfig(t, parseConfig(t, yml, ""), &logsA)
 	b := serveConfig(t, parseConfig(t, yml, ""), &logsB)
-	for _, l := range []*syncBuffer{&logsA, &logsB} {
+	for _, l := range []*testkit.Buffer{&logsA, &logsB} {
 		deadline := time.Now().Add(5 * time.Second)
 		for !strings.Contains(l.String(), "redis: connected") {
 			if time.Now().After(deadline) {

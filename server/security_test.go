@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // rawExchange writes req on a fresh connection and returns everything the
@@ -45,7 +47,7 @@ log:
 func TestMalformedRequestLeaksNoKey(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)
 	for _, req := range []string{
 		"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: Bearer sk-client-secret-0123456789\r\nContent-Length: 5, 6\r\n\r\nhello",
@@ -75,7 +77,7 @@ func TestMalformedRequestLeaksNoKey(t *testing.T) {
 func TestLogLinesCannotBeForged(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: geminiReply})
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)
 	auth := "x-goog-api-key: sk-client-secret-0123456789\r\n"
 	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`

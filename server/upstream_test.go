@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -498,7 +499,7 @@ func TestUpstreamFailureNamesCause(t *testing.T) {
 	f := func(upURL, wantClient, wantLog string, wantStatus int) {
 		t.Helper()
 		yml := strings.Replace(upConfig, "keepalive: 0s", "keepalive: 0s\n  connect: 2s\n  first_byte: 300ms", 1)
-		var log syncBuffer
+		var log testkit.Buffer
 		base := startRealClock(t, yml, upURL, &log)
 		for _, path := range []string{"/v1/messages", "/v1/chat/completions"} { // translated, same dialect
 			status, got := rawPost(t, base, path, `{"model":"gpt-4","max_tokens":1,"messages":[]}`, "Authorization", "Bearer sk-client-secret")
@@ -547,7 +548,7 @@ func TestUpstreamConfiguredHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log testkit.Buffer
 	base := serveConfig(t, cfg, &log)
 	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
 		status, got := rawPost(t, base, path, `{"model":"gpt-4","max_tokens":1,"messages":[]}`, "X-Gateway-Auth", "from-client")
@@ -746,7 +747,7 @@ providers:
 failover: {max_attempts: 1}
 timeouts: {keepalive: 0s, connect: 2s}
 `
-	var log syncBuffer
+	var log testkit.Buffer
 	base := startRealClock(t, strings.ReplaceAll(yml, "${PROXY}", proxyURL), "", &log)
 	for _, model := range []string{"gpt-4", "gpt-5"} {
 		status, got := rawPost(t, base, "/v1/chat/completions", `{"model":"`+model+`","messages":[]}`)

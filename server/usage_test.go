@@ -11,9 +11,6 @@ import (
 	"slipstream/server/config"
 )
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer = testkit.Buffer
-
 // TestUsageFillIn: a Chat upstream that reports no usage still gives an
 // Anthropic client real input and output counts, computed locally and
 // marked as estimated in the access log.
@@ -30,7 +27,7 @@ func TestUsageFillIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, cfg, &logs)
 	status, _, got := post(t, base+"/v1/messages", `{"model":"gpt-4o","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Tell me about foxes and dogs, briefly."}]}`)
 	if status != 200 {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // dialStream sends a streamed Anthropic request on a new connection and
@@ -177,7 +179,7 @@ func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string
 // is not streamed (no ping goes out; the handler waits on the call).
 func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
@@ -259,7 +261,7 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 func TestWriteTimeout(t *testing.T) {
 	t.Parallel()
 	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
