@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // Codex CLI through its BUILT-IN provider, as most people point it at a
@@ -346,7 +348,7 @@ func startAppServer(t *testing.T, node, script, dir string, env []string) *appSe
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &syncBuffer{}
+	stderr := &testkit.Buffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"slipstream/internal/testkit"
 )
 
 // call sends one POST to base through a new client and returns the error.
@@ -32,17 +34,6 @@ func call(t *testing.T, o Options, base string) error {
 		_ = resp.CloseBodyStream()
 	}
 	return err
-}
-
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 // silentServer accepts connections and never answers.
@@ -103,7 +94,7 @@ func TestClassifyRealCauses(t *testing.T) {
 		}
 	}
 	short := Options{Connect: 2 * time.Second, FirstByte: 300 * time.Millisecond}
-	f("closed port", "http://"+closedPort(t), short, CauseRefused)
+	f("closed port", "http://"+testkit.ClosedAddr(t), short, CauseRefused)
 	// .invalid never resolves (RFC 6761): no traffic leaves the machine
 	// beyond the resolver.
 	f("no such host", "http://upstream.invalid", short, CauseDNS)
@@ -115,7 +106,7 @@ func TestClassifyRealCauses(t *testing.T) {
 	// A TLS handshake with a server that never answers it is a connect
 	// timeout.
 	f("silent TLS", "https://"+silentServer(t), Options{Connect: 200 * time.Millisecond}, CauseConnectTimeout)
-	f("proxy refused", "http://upstream.invalid", Options{Connect: time.Second, Proxy: "http://" + closedPort(t)}, CauseProxy)
+	f("proxy refused", "http://upstream.invalid", Options{Connect: time.Second, Proxy: "http://" + testkit.ClosedAddr(t)}, CauseProxy)
 }
 
 func TestClassifyPoolFull(t *testing.T) {
