@@ -80,7 +80,7 @@ func (e *env) timeoutsYAML() string {
 // start runs slipstream in front of upURL.
 func (e *env) start(upURL string) {
 	t := e.t
-	cfg, err := config.Parse([]byte(e.configYAML(upURL)), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(e.configYAML(upURL)), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -121,7 +121,7 @@ providers:
     accounts: ["*"]
     models: ["*"]
 %s`, top, rig.dir, typ, rig.stub.URL, rig.stub.URL, kind, rig.up.URL, extra)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -78,7 +78,7 @@ func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func startClockServer(t *testing.T, yml string, clock *fakeClock) string {
 	t.Helper()
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 
 func parseConfig(t testing.TB, yml, upURL string) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse([]byte(strings.ReplaceAll(yml, "${UP}", upURL)), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(strings.ReplaceAll(yml, "${UP}", upURL)), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

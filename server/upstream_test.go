@@ -40,7 +40,7 @@ timeouts:
 func startRealClock(t *testing.T, yml, upURL string, w io.Writer) string {
 	t.Helper()
 	yml = strings.ReplaceAll(yml, "${UP}", upURL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -544,7 +544,7 @@ func TestUpstreamConfiguredHeaders(t *testing.T) {
 		`keys: ["sk-openai-upstream"], models: ["gpt-4*"], headers: {OpenAI-Organization: org-7, X-Gateway-Auth: gw-s3cret, Authorization: ignored}}`, 1)
 	yml = strings.Replace(yml, "providers:", "log: {access: true}\nproviders:", 1)
 	yml = strings.ReplaceAll(yml, "${UP}", up.URL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}

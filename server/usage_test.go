@@ -23,7 +23,7 @@ func TestUsageFillIn(t *testing.T) {
 	rec := &recorder{reply: noUsage, contentType: "text/event-stream"}
 	up := newUpstream(t, rec)
 	yml := strings.ReplaceAll("providers:\n  - {name: c, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\nlog: {access: true}\n", "${UP}", up.URL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}

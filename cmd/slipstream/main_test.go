@@ -159,7 +159,7 @@ limits: {max_body_bytes: 8MiB}
 func TestWarnings(t *testing.T) {
 	f := func(yml string, want ...string) {
 		t.Helper()
-		c, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+		c, err := config.Parse([]byte(yml), testkit.Env())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func TestDefaultHealthURL(t *testing.T) {
 func TestProviderLine(t *testing.T) {
 	f := func(yml, want string) {
 		t.Helper()
-		c, err := config.Parse([]byte("providers:\n  - "+yml+"\n"), func(string) (string, bool) { return "", false })
+		c, err := config.Parse([]byte("providers:\n  - "+yml+"\n"), testkit.Env())
 		if err != nil {
 			t.Fatal(err)
 		}
