@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 )
 
@@ -497,8 +498,7 @@ func holdWebSocket(t *testing.T, p *proxy) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := "GET /v1/responses HTTP/1.1\r\nHost: " + p.Addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Authorization: Bearer " + testKey + "\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	req := rawhttp.Upgrade("/v1/responses", "Host", p.Addr, "Authorization", "Bearer "+testKey)
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}

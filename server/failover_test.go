@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"slipstream/codec"
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
@@ -455,10 +456,7 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 	var logs testkit.Buffer // the access-log line: the exchange is over, every attempt made
 	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
 	_, body := clientRequest(0, true)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	buf := make([]byte, 4096)
 	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))

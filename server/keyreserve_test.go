@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/redistest"
 	"slipstream/internal/testkit"
 	"slipstream/server/store"
@@ -297,10 +297,7 @@ func TestClientGoneStreamIsCharged(t *testing.T) {
 	}))
 	yml := fmt.Sprintf("keys:\n  - {name: ci, key: sk-client, budget: 1000000}\nproviders:\n  - {name: p, kind: openai, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", up.URL+"/v1")
 	base, s := startServer(t, yml, "")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := rawhttp.Dial(t, base)
 	body := `{"model":"m1","stream":true,"max_tokens":1000,"messages":[{"role":"user","content":"hi"}]}`
 	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sk-client\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	br := bufio.NewReader(conn)

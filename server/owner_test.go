@@ -13,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
@@ -218,10 +219,7 @@ func TestAccessLogAfterClientWriteError(t *testing.T) {
 	base, s := serveConfigServer(t, cfg, &logs)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
 	for i := 0; i < 5; i++ {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := rawhttp.Dial(t, base)
 		fmt.Fprintf(conn, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 		br := bufio.NewReader(conn)
 		for n := 0; n < 3; {

@@ -3,12 +3,12 @@ package server
 import (
 	"bufio"
 	"io"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 )
 
@@ -16,10 +16,7 @@ import (
 // server sends until it closes the connection or goes quiet for wait.
 func rawExchange(t *testing.T, base, req string, wait time.Duration) string {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
@@ -101,10 +102,7 @@ func (u *uriRecorder) count() int {
 // escaping or normalization) and returns status and body.
 func rawPost(t *testing.T, base, target, body string, headers ...string) (int, string) {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	var b strings.Builder
 	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", target, len(body))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 )
 
@@ -21,10 +22,7 @@ import (
 // returns the connection and a reader positioned after the response head.
 func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -185,10 +183,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 	base, s := serveConfigServer(t, cfg, &logs)
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	hangUpInFlight(t, c, closed, "before the first byte, not streamed")
 	waitIdle(t, s)
 	waitGoroutines(t, before)
@@ -230,10 +225,7 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 		io.WriteString(w, anthropicReply)
 	}))
 	base, _ := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), up.URL)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
 	req := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
@@ -265,10 +257,7 @@ func TestWriteTimeout(t *testing.T) {
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	c.(*net.TCPConn).SetReadBuffer(4096)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
