@@ -57,7 +57,7 @@ func TestRedisSharedStateAndOutage(t *testing.T) {
 
 	la, lb := provider.NewLocal(), provider.NewLocal()
 	cda, cdb := a.Cooldowns(la), b.Cooldowns(lb)
-	time.Sleep(100 * time.Millisecond) // both subscribed
+	testkit.WaitFor(t, 5*time.Second, "both replicas subscribed to the cooldowns", func() bool { return rs.Subscribers(t, "t:cooldowns") == 2 })
 	until := cda.Cool(11, 12, time.Now().UnixNano(), provider.Backoff{Base: 30 * time.Second})
 	testkit.WaitFor(t, 5*time.Second, "the cooldown reached the other replica", func() bool { return cdb.Until(11, 12, time.Now().UnixNano()) >= until-int64(time.Second) })
 	// A credential forgotten on one replica (its provider moved) is

@@ -37,7 +37,11 @@ func call(t *testing.T, o Options, base string) error {
 }
 
 // silentServer accepts connections and never answers.
-func silentServer(t *testing.T) string {
+func silentServer(t *testing.T) string { return silentServerNotify(t, nil) }
+
+// silentServerNotify is silentServer that signals on accepted, when not
+// nil, each connection it accepts (without blocking when nobody reads).
+func silentServerNotify(t *testing.T, accepted chan<- struct{}) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +54,12 @@ func silentServer(t *testing.T) string {
 				return
 			}
 			t.Cleanup(func() { c.Close() })
+			if accepted != nil {
+				select {
+				case accepted <- struct{}{}:
+				default:
+				}
+			}
 		}
 	}()
 	return ln.Addr().String()
@@ -110,7 +120,8 @@ func TestClassifyRealCauses(t *testing.T) {
 }
 
 func TestClassifyPoolFull(t *testing.T) {
-	up := silentServer(t)
+	accepted := make(chan struct{}, 1)
+	up := silentServerNotify(t, accepted)
 	c, err := New(Options{BaseURL: "http://" + up, MaxConns: 1, Connect: 100 * time.Millisecond, FirstByte: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +136,11 @@ func TestClassifyPoolFull(t *testing.T) {
 		return c.Do(req, resp)
 	}
 	go send() // holds the only connection until FirstByte
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first call never reached the upstream")
+	}
 	if got := Classify(send()); got != CausePoolFull || got.Status() != 503 {
 		t.Fatalf("cause %v, want pool_full (503)", got)
 	}
