@@ -87,7 +87,7 @@ func TestLogLinesCannotBeForged(t *testing.T) {
 	}
 	anth := `{"model":"claude-x\nFORGED","max_tokens":1,"messages":[]}`
 	rawExchange(t, base, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"+auth+"Connection: close\r\nContent-Length: "+itoa(len(anth))+"\r\n\r\n"+anth, 2*time.Second)
-	time.Sleep(50 * time.Millisecond)
+	testkit.WaitFor(t, 5*time.Second, "three access-log lines", func() bool { return strings.Count(logs.String(), "\n") >= 3 })
 	line := regexp.MustCompile(`^time=\S+ level=INFO id=[0-9a-f]{8}-[0-9a-f]{11} `)
 	l := strings.TrimSuffix(logs.String(), "\n")
 	if strings.Count(l, "\n") != 2 {

@@ -218,8 +218,10 @@ func TestClientGoneOverTLS(t *testing.T) {
 // departure: both requests are answered.
 func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 	t.Parallel()
+	arrived := make(chan struct{}, 2)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
 		time.Sleep(600 * time.Millisecond) // three keep-alive intervals
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, anthropicReply)
@@ -230,7 +232,11 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
 	req := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	io.WriteString(c, req)
-	time.Sleep(100 * time.Millisecond) // the first is in flight: the second waits in the socket
+	select { // the first is in flight: the second waits in the socket
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first request never reached the upstream")
+	}
 	io.WriteString(c, req)
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(c)
