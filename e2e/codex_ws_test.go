@@ -483,7 +483,7 @@ func TestCodexWebSocketFallback426(t *testing.T) {
 	defer hold.Close()
 	res := runCodexBuiltin(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
 	wantCodexResult(t, res, want, s)
-	time.Sleep(200 * time.Millisecond) // let the last POST's line be written
+	testkit.Eventually(3*time.Second, func() bool { return parseWSLog(p.Log()).Posts > 0 }) // the POST's line is written after its answer
 	l := parseWSLog(p.Log())
 	if l.Opens != 1 || len(l.Frames) != 0 || l.Posts == 0 {
 		t.Errorf("after a 426: %d sockets (the test's), %d frames, %d POSTs; want Codex on HTTP only\n%s", l.Opens, len(l.Frames), l.Posts, clip([]byte(p.Log()), 6000))
