@@ -143,7 +143,7 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 			a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
 			b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
 			for _, l := range []*testkit.Buffer{&logsA, &logsB} {
-				waitLog(t, l, "redis: connected")
+				l.WaitFor(t, 5*time.Second, "redis: connected")
 			}
 			passed := burst(t, 100, a, b)
 			checkHeld(t, c.policy+" over redis", passed, up.calls.Load())
@@ -163,18 +163,6 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
-	}
-}
-
-// waitLog waits until l holds s.
-func waitLog(t *testing.T, l *testkit.Buffer, s string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(l.String(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the log:\n%s", s, l.String())
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -28,13 +28,7 @@ redis: {url: "` + rs.URL() + `", prefix: replicas}
 	a := serveConfig(t, parseConfig(t, yml, ""), &logsA)
 	b := serveConfig(t, parseConfig(t, yml, ""), &logsB)
 	for _, l := range []*testkit.Buffer{&logsA, &logsB} {
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(l.String(), "redis: connected") {
-			if time.Now().After(deadline) {
-				t.Fatalf("no redis connection:\n%s", l.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		l.WaitFor(t, 5*time.Second, "redis: connected")
 	}
 	body := `{"model":"mock","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 	alice := []string{"Authorization", "Bearer sk-alice-0123456789"}

@@ -43,13 +43,7 @@ func TestUsageFillIn(t *testing.T) {
 	if in < 8 || in > 40 || out < 8 || out > 14 {
 		t.Fatalf("message_delta usage in=%d out=%d, want local counts: %s", in, out, delta)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for !strings.Contains(logs.String(), "estimated=true") {
-		if time.Now().After(deadline) {
-			t.Fatalf("access log does not mark the estimate:\n%s", logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	logs.WaitFor(t, 2*time.Second, "estimated=true") // the access log marks the estimate
 	if strings.Contains(logs.String(), "k\"") || strings.Contains(logs.String(), "Bearer") {
 		t.Fatalf("a credential reached the log:\n%s", logs.String())
 	}

@@ -64,3 +64,10 @@ func TestEnv(t *testing.T) {
 		t.Fatal("OTHER is set")
 	}
 }
+
+func TestBufferWaitFor(t *testing.T) {
+	t.Parallel()
+	var b Buffer
+	time.AfterFunc(20*time.Millisecond, func() { _, _ = b.Write([]byte("one two\n")) })
+	b.WaitFor(t, 5*time.Second, "one", "two")
+}
