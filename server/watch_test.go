@@ -35,15 +35,21 @@ func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 
 // upstreamClosed is an SSE upstream that writes first, then stays silent
 // (or keeps writing, when more is set) until its client, slipstream,
-// closes the connection; it reports when it saw that.
-func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more string) (string, chan time.Time) {
+// closes the connection; it reports when it saw that on closed, and each
+// request it read (but the warm-up's) on arrived.
+func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more string) (string, chan time.Time, chan struct{}) {
 	closed := make(chan time.Time, 1)
+	arrived := make(chan struct{}, 16)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		if bytes.Contains(b, []byte(warmMark)) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 			return
+		}
+		select {
+		case arrived <- struct{}{}:
+		default:
 		}
 		select {
 		case <-time.After(headerDelay):
@@ -73,7 +79,7 @@ func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more 
 			}
 		}
 	}))
-	return up.URL, closed
+	return up.URL, closed, arrived
 }
 
 func waitClosed(t *testing.T, closed chan time.Time, since time.Time, bound time.Duration, what string) {
@@ -92,7 +98,7 @@ func waitClosed(t *testing.T, closed chan time.Time, since time.Time, bound time
 // silent mid-stream (no write fails): slipstream notices within a
 // keep-alive interval, closes the upstream connection and frees the slot.
 func TestClientGoneDuringSilentGap(t *testing.T) {
-	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), "")
+	upURL, closed, _ := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), "")
 	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
@@ -139,7 +145,7 @@ func warmUp(t *testing.T, base string) {
 // going out). Within a keep-alive interval the upstream connection is
 // closed (the provider stops) and the slot is free.
 func TestClientGoneBeforeFirstByte(t *testing.T) {
-	upURL, closed := upstreamClosed(t, 5*time.Second, fmt.Sprintf(anthEvent, 1), fmt.Sprintf(anthEvent, 2))
+	upURL, closed, _ := upstreamClosed(t, 5*time.Second, fmt.Sprintf(anthEvent, 1), fmt.Sprintf(anthEvent, 2))
 	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
@@ -161,13 +167,18 @@ func TestClientGoneBeforeFirstByte(t *testing.T) {
 }
 
 // hangUpInFlight sends a request that is not streamed on c, closes c once
-// the call is in flight, and waits for the upstream (upstreamClosed) to see
-// its connection closed within a second.
-func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string) {
+// the call is in flight (the upstream, upstreamClosed, reports it on
+// arrived), and waits for the upstream to see its connection closed within
+// a second.
+func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, arrived chan struct{}, what string) {
 	t.Helper()
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	time.Sleep(100 * time.Millisecond) // the call is in flight
+	select { // the call is in flight
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: the call never reached the upstream", what)
+	}
 	gone := time.Now()
 	c.Close()
 	waitClosed(t, closed, gone, time.Second, what)
@@ -176,7 +187,7 @@ func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string
 // TestClientGoneBeforeFirstByteNotStreamed: the same for a request that
 // is not streamed (no ping goes out; the handler waits on the call).
 func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
-	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
+	upURL, closed, arrived := upstreamClosed(t, 5*time.Second, anthropicReply, "")
 	var logs testkit.Buffer
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cfg.Log.Access = true
@@ -184,7 +195,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
 	c := rawhttp.Dial(t, base)
-	hangUpInFlight(t, c, closed, "before the first byte, not streamed")
+	hangUpInFlight(t, c, closed, arrived, "before the first byte, not streamed")
 	waitIdle(t, s)
 	waitGoroutines(t, before)
 	if l := logs.String(); !strings.Contains(l, "result=client_gone") || strings.Contains(l, "upstream error") {
@@ -199,7 +210,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 // upstream connection closed, the slot freed).
 func TestClientGoneOverTLS(t *testing.T) {
 	t.Parallel()
-	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
+	upURL, closed, arrived := upstreamClosed(t, 5*time.Second, anthropicReply, "")
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cert := httptest.NewTLSServer(http.NotFoundHandler())
 	serverTLS := cert.TLS.Clone()
@@ -209,7 +220,7 @@ func TestClientGoneOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hangUpInFlight(t, c, closed, "over TLS") // close_notify, then FIN
+	hangUpInFlight(t, c, closed, arrived, "over TLS") // close_notify, then FIN
 	waitIdle(t, s)
 }
 
@@ -258,7 +269,7 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 // slot is freed, and the access log says why.
 func TestWriteTimeout(t *testing.T) {
 	t.Parallel()
-	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
+	upURL, closed, _ := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
 	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
 	cfg.Log.Access = true
