@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 )
 
 // want is what a case's client must end up with.
@@ -223,7 +224,7 @@ func runCase(t *testing.T, c *chaosCase) {
 		e.stop()
 		// Shutdown closes slipstream's idle upstream connections: none
 		// may stay open at the upstream.
-		if e.up != nil && !waitFor(5*time.Second, func() bool { return e.up.Open() == 0 }) {
+		if e.up != nil && !testkit.Eventually(5*time.Second, func() bool { return e.up.Open() == 0 }) {
 			t.Errorf("%d upstream connections still open 5s after shutdown", e.up.Open())
 		}
 	}()
@@ -262,11 +263,11 @@ func runCase(t *testing.T, c *chaosCase) {
 	if raceEnabled {
 		settle *= 3 // the race detector slows pumping megabytes several fold
 	}
-	if e.up != nil && !waitFor(settle, func() bool { return e.up.Busy() == 0 }) {
+	if e.up != nil && !testkit.Eventually(settle, func() bool { return e.up.Busy() == 0 }) {
 		t.Errorf("upstream connection still held %v after the exchange (%d busy)", settle, e.up.Busy())
 	}
 	var status int
-	if !waitFor(settle, func() bool { status, _ = e.probe(); return status == 200 }) {
+	if !testkit.Eventually(settle, func() bool { status, _ = e.probe(); return status == 200 }) {
 		t.Errorf("admission slot not returned within %v (probe: %d)", settle, status)
 	}
 	if err := e.alive(); err != nil {

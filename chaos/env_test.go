@@ -11,11 +11,11 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 	"slipstream/server"
 	"slipstream/server/config"
 )
@@ -27,24 +27,6 @@ const (
 	model       = "chaos-x"
 )
 
-// syncBuf is a log sink safe for concurrent writers and readers.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // env is one case's world: a misbehaving upstream, a slipstream in front
 // of it, and a client.
 type env struct {
@@ -55,7 +37,7 @@ type env struct {
 	base     string    // slipstream's URL
 	srv      *server.Server
 	served   chan struct{}
-	log      syncBuf
+	log      testkit.Buffer
 	client   *http.Client
 	timeouts map[string]string // overrides of defaultTimeouts
 }
@@ -98,7 +80,7 @@ func (e *env) timeoutsYAML() string {
 // start runs slipstream in front of upURL.
 func (e *env) start(upURL string) {
 	t := e.t
-	cfg, err := config.Parse([]byte(e.configYAML(upURL)), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(e.configYAML(upURL)), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -193,18 +175,6 @@ func (e *env) alive() error {
 	return nil
 }
 
-// waitFor polls cond until it holds or d passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
-}
-
 // openFDs counts this process's open file descriptors.
 func openFDs(t *testing.T) int {
 	ents, err := os.ReadDir("/proc/self/fd")
@@ -219,11 +189,11 @@ func openFDs(t *testing.T) int {
 func checkBaseline(t *testing.T, goroutines, fds int) {
 	t.Helper()
 	const slack = 2
-	if !waitFor(5*time.Second, func() bool { n, _ := countGoroutines(); return n <= goroutines+slack }) {
+	if !testkit.Eventually(5*time.Second, func() bool { n, _ := countGoroutines(); return n <= goroutines+slack }) {
 		n, stacks := countGoroutines()
 		t.Errorf("goroutines: %d, baseline %d\n%s", n, goroutines, stacks)
 	}
-	if !waitFor(5*time.Second, func() bool { return openFDs(t) <= fds+slack }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return openFDs(t) <= fds+slack }) {
 		t.Errorf("file descriptors: %d open, baseline %d", openFDs(t), fds)
 	}
 }

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
+	"slipstream/internal/testkit"
 )
 
 // Codex CLI through its BUILT-IN provider, as most people point it at a
@@ -346,7 +349,7 @@ func startAppServer(t *testing.T, node, script, dir string, env []string) *appSe
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &syncBuffer{}
+	stderr := &testkit.Buffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -480,7 +483,7 @@ func TestCodexWebSocketFallback426(t *testing.T) {
 	defer hold.Close()
 	res := runCodexBuiltin(t, p, codexModel, t.TempDir(), "Reply with the word PONG.")
 	wantCodexResult(t, res, want, s)
-	time.Sleep(200 * time.Millisecond) // let the last POST's line be written
+	testkit.Eventually(3*time.Second, func() bool { return parseWSLog(p.Log()).Posts > 0 }) // the POST's line is written after its answer
 	l := parseWSLog(p.Log())
 	if l.Opens != 1 || len(l.Frames) != 0 || l.Posts == 0 {
 		t.Errorf("after a 426: %d sockets (the test's), %d frames, %d POSTs; want Codex on HTTP only\n%s", l.Opens, len(l.Frames), l.Posts, clip([]byte(p.Log()), 6000))
@@ -495,8 +498,7 @@ func holdWebSocket(t *testing.T, p *proxy) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := "GET /v1/responses HTTP/1.1\r\nHost: " + p.Addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Authorization: Bearer " + testKey + "\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	req := rawhttp.Upgrade("/v1/responses", "Host", p.Addr, "Authorization", "Bearer "+testKey)
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // testKey is the client key every test config accepts.
@@ -92,7 +92,7 @@ type proxy struct {
 	Addr    string
 	Config  string // the config file's path
 	Pid     int
-	log     *syncBuffer
+	log     *testkit.Buffer
 	logPath string // set when the output goes to a file (startOpts.logFile)
 }
 
@@ -126,7 +126,7 @@ func startSlipstreamWith(t *testing.T, cfg string, o startOpts) *proxy {
 	bin := slipstreamBin(t)
 	var lastErr string
 	for attempt := 0; attempt < 3; attempt++ {
-		addr := freeAddr(t)
+		addr := testkit.FreeAddr(t)
 		p, err := tryStart(t, bin, strings.ReplaceAll(cfg, "{{LISTEN}}", addr), addr, o)
 		if err == nil {
 			return p
@@ -143,7 +143,7 @@ func tryStart(t *testing.T, bin, cfg, addr string, o startOpts) (*proxy, error) 
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &testkit.Buffer{}
 	cmd := exec.Command(bin, "-config", path)
 	cmd.Dir = dir
 	cmd.Stdout = log
@@ -217,18 +217,6 @@ func readyz(base string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // mockConfig is a slipstream config with one client key and the mock
 // provider serving every model.
 func mockConfig(reply string) string {
@@ -287,23 +275,3 @@ func clip(b []byte, n int) string {
 	}
 	return string(b[:n/2]) + fmt.Sprintf("\n... (%d bytes clipped) ...\n", len(b)-n) + string(b[len(b)-n/2:])
 }
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
-}
-
-func (s *syncBuffer) String() string { return string(s.Bytes()) }

@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
 )
 
 // TestTrustBrowserPageCannotSpend: with no client keys on loopback, what a
@@ -110,14 +112,11 @@ func upgradeStatus(t *testing.T, addr string, h map[string]string) int {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	var b strings.Builder
-	b.WriteString("GET /v1/responses HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
+	header := make([]string, 0, 2*len(h))
 	for k, v := range h {
-		b.WriteString(k + ": " + v + "\r\n")
+		header = append(header, k, v)
 	}
-	b.WriteString("\r\n")
-	if _, err := io.WriteString(c, b.String()); err != nil {
+	if _, err := io.WriteString(c, rawhttp.Upgrade("/v1/responses", header...)); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -319,8 +318,7 @@ func sendHugeFrame(addr string, size int) string {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(90 * time.Second))
-	_, err = io.WriteString(c, "GET /v1/responses HTTP/1.1\r\nHost: "+addr+"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer "+testKey+"\r\n\r\n")
+	_, err = io.WriteString(c, rawhttp.Upgrade("/v1/responses", "Host", addr, "Authorization", "Bearer "+testKey))
 	if err != nil {
 		return "upgrade: " + err.Error()
 	}

@@ -15,6 +15,7 @@ import (
 
 	"slipstream/chaos"
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 	"slipstream/server"
 	"slipstream/server/config"
 )
@@ -90,7 +91,7 @@ func startHarness() (*harness, error) {
 		"limits: {max_body_bytes: 1MiB}\n" +
 		"timeouts: {connect: 1s, first_byte: 2s, idle: 1s, keepalive: 0s}\n" +
 		"log: {access: true}\n"
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}

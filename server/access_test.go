@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // TestAccessLogEveryRequest: refused requests (401, 404) get a line too,
@@ -27,7 +29,7 @@ providers:
 timeouts: {keepalive: 0s}
 log: {access: true, format: json}
 `
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 	f := func(path string, headers []string, status int, want map[string]any) {
@@ -62,7 +64,7 @@ func TestTTFTIgnoresPings(t *testing.T) {
 		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 	}))
 	yml := "providers:\n  - {name: a, kind: anthropic, base_url: \"${UP}\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 50ms}\nlog: {access: true, format: json}\n"
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, parseConfig(t, yml, up.URL), &logs)
 	status, h, got := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	if status != 200 || !strings.Contains(string(got), ": ping") {

@@ -19,6 +19,7 @@ import (
 
 	"slipstream/internal/oauthstub"
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
 )
@@ -48,7 +49,7 @@ type accountRig struct {
 	stub  *oauthstub.Stub
 	dir   string
 	clk   *acctClock
-	logs  *syncBuffer
+	logs  *testkit.Buffer
 	base  string
 	srv   *Server
 	up    *httptest_Server
@@ -73,7 +74,7 @@ const claudeAnswer = `{"id":"msg_1","type":"message","role":"assistant","model":
 func newAccountRig(t *testing.T, typ string, names ...string) *accountRig {
 	t.Helper()
 	f := accounts.DefaultFlow(typ)
-	rig := &accountRig{t: t, dir: t.TempDir(), logs: &syncBuffer{},
+	rig := &accountRig{t: t, dir: t.TempDir(), logs: &testkit.Buffer{},
 		clk: &acctClock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}}
 	rig.stub = oauthstub.New(t, f.ClientID, "http://localhost:1/cb", f.JSONToken, f.PKCE)
 	mux := http.NewServeMux()
@@ -120,7 +121,7 @@ providers:
     accounts: ["*"]
     models: ["*"]
 %s`, top, rig.dir, typ, rig.stub.URL, rig.stub.URL, kind, rig.up.URL, extra)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // cutUpstream answers every request with head and partial, then closes
@@ -45,7 +47,7 @@ func TestCutShortBodyIsAFailure(t *testing.T) {
 	f := func(name, head, partial string) {
 		t.Helper()
 		up := cutUpstream(t, head, partial)
-		var logs syncBuffer
+		var logs testkit.Buffer
 		cfg := parseConfig(t, sameConfig, up)
 		cfg.Log.Access = true
 		base, s := serveConfigServer(t, cfg, &logs)

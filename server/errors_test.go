@@ -117,7 +117,12 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 func TestOverConcurrencyIs429(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
 		<-release
 		w.Write([]byte(`{}`))
 	}))
@@ -128,7 +133,11 @@ func TestOverConcurrencyIs429(t *testing.T) {
 		status, _, _ := post(t, base+"/v1/chat/completions", `{"model":"gpt-4","messages":[]}`, "X-Api-Key", "good-key")
 		done <- status
 	}()
-	time.Sleep(200 * time.Millisecond) // the first request holds the only slot
+	select { // the first request holds the only slot
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first request never reached the upstream")
+	}
 	status, hdr, got := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":1,"messages":[]}`, "X-Api-Key", "good-key")
 	close(release)
 	if status != 429 || hdr.Get("Retry-After") == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"slipstream/codec"
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
@@ -78,7 +79,7 @@ func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func startClockServer(t *testing.T, yml string, clock *fakeClock) string {
 	t.Helper()
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -452,13 +453,10 @@ func TestNoFailoverForDepartedClient(t *testing.T) {
 	good := &credUpstream{}
 	ub, ug := newUpstream(t, slowBad), newUpstream(t, good)
 	yml := fmt.Sprintf("providers:\n  - {name: bad, kind: anthropic, base_url: %q, keys: [kb], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 200ms}\nlog: {access: true}\n", ub.URL, ug.URL)
-	var logs syncBuffer // the access-log line: the exchange is over, every attempt made
+	var logs testkit.Buffer // the access-log line: the exchange is over, every attempt made
 	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
 	_, body := clientRequest(0, true)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	buf := make([]byte, 4096)
 	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
@@ -514,7 +512,7 @@ fallbacks: {m1: [anth/m2]}
 timeouts: {keepalive: 0s}
 log: {access: true, format: json}
 `, ub.URL+"/v1", ug.URL)
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
 	path, body := clientRequest(0, false)
 	status, h, b := post(t, base+path, body)
@@ -540,7 +538,7 @@ func TestUnreachableProviderRestsWhole(t *testing.T) {
 	ln.Close() // nothing listens: connection refused
 	ug := newUpstream(t, &recorder{reply: anthropicReply})
 	yml := fmt.Sprintf("providers:\n  - {name: dead, kind: anthropic, base_url: %q, keys: [k1, k2, k3], models: [m1]}\n  - {name: good, kind: anthropic, base_url: %q, keys: [kg], models: [m1]}\ntimeouts: {keepalive: 0s}\nlog: {access: true, format: json}\n", dead, ug.URL)
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, parseConfig(t, yml, ""), &logs)
 	path, body := clientRequest(0, false)
 	for i, want := range []float64{2, 1, 1} {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/server/config"
 )
 
@@ -86,8 +87,7 @@ func TestRebindingHostIsRefused(t *testing.T) {
 			t.Fatalf("Host %s: %q", host, got)
 		}
 	}
-	upgrade := "GET /v1/responses HTTP/1.1\r\nHost: evil.example:8317\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	upgrade := rawhttp.Upgrade("/v1/responses", "Host", "evil.example:8317")
 	if out := rawExchange(t, base, upgrade, 5*time.Second); !strings.HasPrefix(out, "HTTP/1.1 403 Forbidden") {
 		t.Fatalf("WebSocket upgrade with a foreign Host: %q", out)
 	}
@@ -147,8 +147,7 @@ func TestListedOriginGetsCORS(t *testing.T) {
 	if n := upstreamCalls(rec); n != 1 {
 		t.Fatalf("the upstream was called %d times", n)
 	}
-	upgrade := "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	upgrade := rawhttp.Upgrade("/v1/responses", "Host", "localhost", "Origin", "http://localhost:3000")
 	if out := rawExchange(t, base, upgrade, time.Second); !strings.HasPrefix(out, "HTTP/1.1 101") {
 		t.Fatalf("upgrade from a listed origin: %q", out)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -32,7 +33,7 @@ func FuzzHandler(f *testing.F) {
 	for i, s := range seeds {
 		f.Add(uint8(i), []byte(s))
 	}
-	cfg, err := config.Parse([]byte("providers:\n  - {name: mock, kind: mock, models: [\"*\"]}\nlimits: {max_body_bytes: 65536}\n"), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte("providers:\n  - {name: mock, kind: mock, models: [\"*\"]}\nlimits: {max_body_bytes: 65536}\n"), testkit.Env())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -20,7 +21,7 @@ import (
 func startServer(t testing.TB, yml, upURL string) (string, *Server) {
 	t.Helper()
 	yml = strings.ReplaceAll(yml, "${UP}", upURL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

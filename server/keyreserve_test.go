@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 	"slipstream/server/store"
 )
 
@@ -138,11 +139,11 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 			up := &slowUpstream{hold: 300 * time.Millisecond}
 			u := newUpstream(t, up)
 			yml := reserveConfig(c.policy, u.URL, "redis: {url: \""+rs.URL()+"\", prefix: res}\n")
-			var logsA, logsB syncBuffer
+			var logsA, logsB testkit.Buffer
 			a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
 			b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
-			for _, l := range []*syncBuffer{&logsA, &logsB} {
-				waitLog(t, l, "redis: connected")
+			for _, l := range []*testkit.Buffer{&logsA, &logsB} {
+				l.WaitFor(t, 5*time.Second, "redis: connected")
 			}
 			passed := burst(t, 100, a, b)
 			checkHeld(t, c.policy+" over redis", passed, up.calls.Load())
@@ -162,18 +163,6 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
-	}
-}
-
-// waitLog waits until l holds s.
-func waitLog(t *testing.T, l *syncBuffer, s string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(l.String(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the log:\n%s", s, l.String())
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -296,10 +285,7 @@ func TestClientGoneStreamIsCharged(t *testing.T) {
 	}))
 	yml := fmt.Sprintf("keys:\n  - {name: ci, key: sk-client, budget: 1000000}\nproviders:\n  - {name: p, kind: openai, base_url: %q, keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n", up.URL+"/v1")
 	base, s := startServer(t, yml, "")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := rawhttp.Dial(t, base)
 	body := `{"model":"m1","stream":true,"max_tokens":1000,"messages":[{"role":"user","content":"hi"}]}`
 	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sk-client\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	br := bufio.NewReader(conn)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
 )
 
 // TestDerivedBytesInFlightCapAnswers429 is the memory bound by default:
@@ -30,10 +32,7 @@ func TestDerivedBytesInFlightCapAnswers429(t *testing.T) {
 	// One request holds 9 MiB of the budget: its head and the first 16 KiB
 	// of its body are sent (fasthttp reads 8 KiB before calling the
 	// handler), the rest is not.
-	hold, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold := rawhttp.Dial(t, base)
 	defer hold.Close()
 	fmt.Fprintf(hold, "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"%s", body, strings.Repeat("a", 16<<10))
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // TestMetricsCountRequests: after a scripted run, /metrics shows exactly
@@ -232,7 +234,7 @@ func wantStartupLine(t *testing.T, addr, extra, line string, want bool) {
 func startupLog(t *testing.T, addr, extra string) string {
 	t.Helper()
 	cfg := parseConfig(t, "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"+extra, "")
-	var logs syncBuffer
+	var logs testkit.Buffer
 	s, err := New(cfg, Options{Log: &logs})
 	if err != nil {
 		t.Fatal(err)

@@ -13,12 +13,14 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"slipstream/internal/rawhttp"
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
 func parseConfig(t testing.TB, yml, upURL string) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse([]byte(strings.ReplaceAll(yml, "${UP}", upURL)), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(strings.ReplaceAll(yml, "${UP}", upURL)), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -37,31 +39,6 @@ func serveCtx(s *Server, method, path, body string) *fasthttp.RequestCtx {
 	ctx.Init(&req, nil, nil)
 	s.Handler()(ctx)
 	return ctx
-}
-
-// waitLogged waits (bounded) until the log holds every one of want. A
-// request gives its admission slot back before its access line is written,
-// so a test that has seen the server idle may still have to wait for it.
-func waitLogged(t *testing.T, logs *syncBuffer, want ...string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		l := logs.String()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(l, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("access log lacks %q: %q", missing, l)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // waitIdle waits (bounded) until s has no request in flight, and checks
@@ -122,7 +99,7 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 			<-release // the client leaves before the stream ends
 			io.WriteString(w, upStream)
 		}))
-		var logs syncBuffer
+		var logs testkit.Buffer
 		cfg := parseConfig(t, translatedConfig, up.URL)
 		_, s := serveConfigServer(t, cfg, &logs)
 		ctx := serveCtx(s, "POST", "/v1/messages", `{"model":"`+model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"stream":true}`)
@@ -132,7 +109,9 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 		ctx.Response.Reset() // the client hangs up: fasthttp closes the body stream
 		close(release)
 		waitIdle(t, s)
-		waitLogged(t, &logs, `route=/v1/messages`, "result=client_gone")
+		// A request gives its admission slot back before its access line
+		// is written: seen idle, the server may still be writing it.
+		logs.WaitFor(t, 5*time.Second, `route=/v1/messages`, "result=client_gone")
 	}
 	// A Gemini stream has no terminal event: the end of the upstream body
 	// ends it, and the final flush is the first write.
@@ -147,7 +126,7 @@ func TestFinalFlushFailureReleasesOnce(t *testing.T) {
 func TestStreamWriterPanicIsContained(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: chatReply})
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig, up.URL)
 	base, s := serveConfigServer(t, cfg, &logs)
 
@@ -211,16 +190,13 @@ func TestAccessLogAfterClientWriteError(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}))
-	var logs syncBuffer
+	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig, up.URL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
 	for i := 0; i < 5; i++ {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := rawhttp.Dial(t, base)
 		fmt.Fprintf(conn, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 		br := bufio.NewReader(conn)
 		for n := 0; n < 3; {

@@ -3,13 +3,14 @@ package server
 import (
 	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"slipstream/internal/rawhttp"
 )
 
 // TestHeaderReadTimeout: timeouts.header_read bounds a client that sends
@@ -17,10 +18,7 @@ import (
 func TestHeaderReadTimeout(t *testing.T) {
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	base, _ := startServer(t, sameConfig+"  header_read: 300ms\n", up.URL)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n")
 	start := time.Now()

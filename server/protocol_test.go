@@ -3,11 +3,12 @@ package server
 import (
 	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
 )
 
 const guardConfig = `
@@ -51,10 +52,7 @@ func TestUnauthenticatedBodyIsNotRead(t *testing.T) {
 	up := newUpstream(t, &recorder{reply: anthropicReply})
 	base, _ := startServer(t, strings.Replace(guardConfig, "4096", "67108864", 1), up.URL)
 	for _, auth := range []string{"", "x-api-key: wrong\r\n"} {
-		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := rawhttp.Dial(t, base)
 		io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\n"+auth+"Content-Length: 10000000\r\n\r\n"+strings.Repeat("x", 16<<10))
 		c.SetReadDeadline(time.Now().Add(2 * time.Second))
 		br := bufio.NewReader(c)
@@ -82,10 +80,7 @@ func TestExpectContinueWaitsForChecks(t *testing.T) {
 	body := `{"model":"claude-x","max_tokens":1,"messages":[]}`
 	f := func(path, auth string, length int, want string) {
 		t.Helper()
-		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := rawhttp.Dial(t, base)
 		defer c.Close()
 		io.WriteString(c, "POST "+path+" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"+auth+"Expect: 100-continue\r\nContent-Length: "+itoa(length)+"\r\n\r\n")
 		c.SetReadDeadline(time.Now().Add(2 * time.Second))

@@ -7,6 +7,8 @@ import (
 	"net"
 	"strconv"
 	"testing"
+
+	"slipstream/internal/rawhttp"
 )
 
 // rawUpstream is a loopback HTTP/1.1 server that reads each request into a
@@ -76,11 +78,7 @@ type rawClient struct {
 
 func dialRaw(t testing.TB, base string) *rawClient {
 	t.Helper()
-	c, err := net.Dial("tcp", base[len("http://"):])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rawhttp.Dial(t, base)
 	return &rawClient{c: c, br: bufio.NewReaderSize(c, 64<<10), buf: make([]byte, 0, 1<<20)}
 }
 

@@ -3,10 +3,11 @@ package server
 import (
 	"bufio"
 	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
 )
 
 // headRefusal writes a request head and the first n bytes of its body on
@@ -14,11 +15,7 @@ import (
 // the head and how long the answer took from the write.
 func headRefusal(t *testing.T, base, head string, n int) (string, string, time.Duration) {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rawhttp.Dial(t, base)
 	start := time.Now()
 	if _, err := io.WriteString(c, head+strings.Repeat("x", n)); err != nil {
 		t.Fatal(err)
@@ -72,10 +69,7 @@ func TestBytesInFlightRefusalDoesNotReadTheUpload(t *testing.T) {
 	cfg := strings.Replace(guardConfig, "max_body_bytes: 4096", "max_body_bytes: 64MiB\n  max_bytes_in_flight: 16MiB", 1)
 	base, s := startServer(t, cfg, up.URL)
 	head := "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: good-key\r\nContent-Type: application/json\r\nContent-Length: 10485760\r\n\r\n"
-	first, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := rawhttp.Dial(t, base)
 	defer first.Close()
 	io.WriteString(first, head+"{"+strings.Repeat(" ", 16<<10))
 	for deadline := time.Now().Add(10 * time.Second); s.bytesInFlight.Load() < 10<<20; {

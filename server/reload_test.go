@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -28,7 +29,7 @@ func reloadCfg(t *testing.T, reply string) *config.Config {
 // one keeps serving; a key's rpm window carries over.
 func TestReloadKeepsStreamsAndState(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base, s := serveConfigServer(t, reloadCfg(t, "old words here"), &logs)
 	// The configuration comes from a watched file, edited as an editor
 	// does (write beside, rename over).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 )
 
 // TestReplicasShareRPM: two slipstream servers sharing one real
@@ -23,17 +24,11 @@ providers:
   - {name: m, kind: mock, models: ["mock*"]}
 redis: {url: "` + rs.URL() + `", prefix: replicas}
 `
-	var logsA, logsB syncBuffer
+	var logsA, logsB testkit.Buffer
 	a := serveConfig(t, parseConfig(t, yml, ""), &logsA)
 	b := serveConfig(t, parseConfig(t, yml, ""), &logsB)
-	for _, l := range []*syncBuffer{&logsA, &logsB} {
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(l.String(), "redis: connected") {
-			if time.Now().After(deadline) {
-				t.Fatalf("no redis connection:\n%s", l.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+	for _, l := range []*testkit.Buffer{&logsA, &logsB} {
+		l.WaitFor(t, 5*time.Second, "redis: connected")
 	}
 	body := `{"model":"mock","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 	alice := []string{"Authorization", "Bearer sk-alice-0123456789"}

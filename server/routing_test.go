@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 	"slipstream/server/provider"
 )
@@ -39,7 +40,7 @@ func routeOnce(s *Server, presented []byte, model string, session uint64, now ti
 }
 
 func routingServer(t testing.TB) *Server {
-	cfg, err := config.Parse([]byte(routingConfig), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(routingConfig), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,21 +3,20 @@ package server
 import (
 	"bufio"
 	"io"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
+	"slipstream/internal/testkit"
 )
 
 // rawExchange writes req on a fresh connection and returns everything the
 // server sends until it closes the connection or goes quiet for wait.
 func rawExchange(t *testing.T, base, req string, wait time.Duration) string {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
@@ -45,7 +44,7 @@ log:
 func TestMalformedRequestLeaksNoKey(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)
 	for _, req := range []string{
 		"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: Bearer sk-client-secret-0123456789\r\nContent-Length: 5, 6\r\n\r\nhello",
@@ -75,7 +74,7 @@ func TestMalformedRequestLeaksNoKey(t *testing.T) {
 func TestLogLinesCannotBeForged(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: geminiReply})
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base, _ := serveConfigServer(t, parseConfig(t, secretConfig, up.URL), &logs)
 	auth := "x-goog-api-key: sk-client-secret-0123456789\r\n"
 	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
@@ -88,7 +87,7 @@ func TestLogLinesCannotBeForged(t *testing.T) {
 	}
 	anth := `{"model":"claude-x\nFORGED","max_tokens":1,"messages":[]}`
 	rawExchange(t, base, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"+auth+"Connection: close\r\nContent-Length: "+itoa(len(anth))+"\r\n\r\n"+anth, 2*time.Second)
-	time.Sleep(50 * time.Millisecond)
+	testkit.WaitFor(t, 5*time.Second, "three access-log lines", func() bool { return strings.Count(logs.String(), "\n") >= 3 })
 	line := regexp.MustCompile(`^time=\S+ level=INFO id=[0-9a-f]{8}-[0-9a-f]{11} `)
 	l := strings.TrimSuffix(logs.String(), "\n")
 	if strings.Count(l, "\n") != 2 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -88,7 +89,7 @@ func mockConfig(t *testing.T, extra string) *config.Config {
 	if extra != "" {
 		extra = ", " + extra
 	}
-	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"]"+extra+"}\ntimeouts: {keepalive: 0s}\n"), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"]"+extra+"}\ntimeouts: {keepalive: 0s}\n"), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/rawhttp"
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -39,7 +41,7 @@ timeouts:
 func startRealClock(t *testing.T, yml, upURL string, w io.Writer) string {
 	t.Helper()
 	yml = strings.ReplaceAll(yml, "${UP}", upURL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -100,10 +102,7 @@ func (u *uriRecorder) count() int {
 // escaping or normalization) and returns status and body.
 func rawPost(t *testing.T, base, target, body string, headers ...string) (int, string) {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	var b strings.Builder
 	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", target, len(body))
@@ -498,7 +497,7 @@ func TestUpstreamFailureNamesCause(t *testing.T) {
 	f := func(upURL, wantClient, wantLog string, wantStatus int) {
 		t.Helper()
 		yml := strings.Replace(upConfig, "keepalive: 0s", "keepalive: 0s\n  connect: 2s\n  first_byte: 300ms", 1)
-		var log syncBuffer
+		var log testkit.Buffer
 		base := startRealClock(t, yml, upURL, &log)
 		for _, path := range []string{"/v1/messages", "/v1/chat/completions"} { // translated, same dialect
 			status, got := rawPost(t, base, path, `{"model":"gpt-4","max_tokens":1,"messages":[]}`, "Authorization", "Bearer sk-client-secret")
@@ -543,11 +542,11 @@ func TestUpstreamConfiguredHeaders(t *testing.T) {
 		`keys: ["sk-openai-upstream"], models: ["gpt-4*"], headers: {OpenAI-Organization: org-7, X-Gateway-Auth: gw-s3cret, Authorization: ignored}}`, 1)
 	yml = strings.Replace(yml, "providers:", "log: {access: true}\nproviders:", 1)
 	yml = strings.ReplaceAll(yml, "${UP}", up.URL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log testkit.Buffer
 	base := serveConfig(t, cfg, &log)
 	for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
 		status, got := rawPost(t, base, path, `{"model":"gpt-4","max_tokens":1,"messages":[]}`, "X-Gateway-Auth", "from-client")
@@ -746,7 +745,7 @@ providers:
 failover: {max_attempts: 1}
 timeouts: {keepalive: 0s, connect: 2s}
 `
-	var log syncBuffer
+	var log testkit.Buffer
 	base := startRealClock(t, strings.ReplaceAll(yml, "${PROXY}", proxyURL), "", &log)
 	for _, model := range []string{"gpt-4", "gpt-5"} {
 		status, got := rawPost(t, base, "/v1/chat/completions", `{"model":"`+model+`","messages":[]}`)

@@ -6,6 +6,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/codec/translate"
+	"slipstream/internal/testkit"
 )
 
 // TestBodyUsage: the usage of a verbatim body is read from its last bytes
@@ -65,7 +66,7 @@ func TestSameDialectChatEstimate(t *testing.T) {
 		{withUsage + "data: [DONE]\n\n", 77, 11, 3, false},
 	} {
 		up := newUpstream(t, &recorder{reply: tc.reply, contentType: "text/event-stream"})
-		var logs syncBuffer
+		var logs testkit.Buffer
 		cfg := parseConfig(t, "providers:\n  - {name: c, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\nlog: {access: true, format: json}\n", up.URL)
 		base := serveConfig(t, cfg, &logs)
 		status, h, got := post(t, base+"/v1/chat/completions", `{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"Tell me about foxes and dogs, briefly."}]}`)

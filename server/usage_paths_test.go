@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 )
 
 // scenario reads a file of the plain_text translation scenario.
@@ -98,7 +99,7 @@ func TestUsageOnEveryPath(t *testing.T) {
 		fmt.Fprintf(&yml, "  - {name: %s, %s, base_url: %q, keys: [k], models: [%q]}\n", strings.TrimSuffix(ud.prefix, "-"), ud.kind, usageUpstream(t, ud.d, ud.file), ud.prefix+"*")
 	}
 	yml.WriteString("timeouts: {keepalive: 0s}\nlog: {access: true, format: json}\n")
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, parseConfig(t, yml.String(), ""), &logs)
 
 	modelRe := regexp.MustCompile(`"model"\s*:\s*"[^"]*"`)
@@ -167,7 +168,7 @@ func TestUsageOnEveryPath(t *testing.T) {
 
 // waitLogLine returns the JSON access-log line of request id, waiting for
 // the end of its stream.
-func waitLogLine(t *testing.T, logs *syncBuffer, id string) map[string]any {
+func waitLogLine(t *testing.T, logs *testkit.Buffer, id string) map[string]any {
 	t.Helper()
 	if id == "" {
 		t.Fatal("the response carries no request id")

@@ -11,9 +11,6 @@ import (
 	"slipstream/server/config"
 )
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer = testkit.Buffer
-
 // TestUsageFillIn: a Chat upstream that reports no usage still gives an
 // Anthropic client real input and output counts, computed locally and
 // marked as estimated in the access log.
@@ -26,11 +23,11 @@ func TestUsageFillIn(t *testing.T) {
 	rec := &recorder{reply: noUsage, contentType: "text/event-stream"}
 	up := newUpstream(t, rec)
 	yml := strings.ReplaceAll("providers:\n  - {name: c, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\nlog: {access: true}\n", "${UP}", up.URL)
-	cfg, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testkit.Buffer
 	base := serveConfig(t, cfg, &logs)
 	status, _, got := post(t, base+"/v1/messages", `{"model":"gpt-4o","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"Tell me about foxes and dogs, briefly."}]}`)
 	if status != 200 {
@@ -46,13 +43,7 @@ func TestUsageFillIn(t *testing.T) {
 	if in < 8 || in > 40 || out < 8 || out > 14 {
 		t.Fatalf("message_delta usage in=%d out=%d, want local counts: %s", in, out, delta)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for !strings.Contains(logs.String(), "estimated=true") {
-		if time.Now().After(deadline) {
-			t.Fatalf("access log does not mark the estimate:\n%s", logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	logs.WaitFor(t, 2*time.Second, "estimated=true") // the access log marks the estimate
 	if strings.Contains(logs.String(), "k\"") || strings.Contains(logs.String(), "Bearer") {
 		t.Fatalf("a credential reached the log:\n%s", logs.String())
 	}

@@ -13,16 +13,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"slipstream/internal/rawhttp"
+	"slipstream/internal/testkit"
 )
 
 // dialStream sends a streamed Anthropic request on a new connection and
 // returns the connection and a reader positioned after the response head.
 func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -35,15 +35,21 @@ func dialStream(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 
 // upstreamClosed is an SSE upstream that writes first, then stays silent
 // (or keeps writing, when more is set) until its client, slipstream,
-// closes the connection; it reports when it saw that.
-func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more string) (string, chan time.Time) {
+// closes the connection; it reports when it saw that on closed, and each
+// request it read (but the warm-up's) on arrived.
+func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more string) (string, chan time.Time, chan struct{}) {
 	closed := make(chan time.Time, 1)
+	arrived := make(chan struct{}, 16)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		if bytes.Contains(b, []byte(warmMark)) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 			return
+		}
+		select {
+		case arrived <- struct{}{}:
+		default:
 		}
 		select {
 		case <-time.After(headerDelay):
@@ -73,7 +79,7 @@ func upstreamClosed(t *testing.T, headerDelay time.Duration, first string, more 
 			}
 		}
 	}))
-	return up.URL, closed
+	return up.URL, closed, arrived
 }
 
 func waitClosed(t *testing.T, closed chan time.Time, since time.Time, bound time.Duration, what string) {
@@ -92,7 +98,7 @@ func waitClosed(t *testing.T, closed chan time.Time, since time.Time, bound time
 // silent mid-stream (no write fails): slipstream notices within a
 // keep-alive interval, closes the upstream connection and frees the slot.
 func TestClientGoneDuringSilentGap(t *testing.T) {
-	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), "")
+	upURL, closed, _ := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), "")
 	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
@@ -139,7 +145,7 @@ func warmUp(t *testing.T, base string) {
 // going out). Within a keep-alive interval the upstream connection is
 // closed (the provider stops) and the slot is free.
 func TestClientGoneBeforeFirstByte(t *testing.T) {
-	upURL, closed := upstreamClosed(t, 5*time.Second, fmt.Sprintf(anthEvent, 1), fmt.Sprintf(anthEvent, 2))
+	upURL, closed, _ := upstreamClosed(t, 5*time.Second, fmt.Sprintf(anthEvent, 1), fmt.Sprintf(anthEvent, 2))
 	base, s := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
@@ -161,13 +167,18 @@ func TestClientGoneBeforeFirstByte(t *testing.T) {
 }
 
 // hangUpInFlight sends a request that is not streamed on c, closes c once
-// the call is in flight, and waits for the upstream (upstreamClosed) to see
-// its connection closed within a second.
-func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string) {
+// the call is in flight (the upstream, upstreamClosed, reports it on
+// arrived), and waits for the upstream to see its connection closed within
+// a second.
+func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, arrived chan struct{}, what string) {
 	t.Helper()
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	time.Sleep(100 * time.Millisecond) // the call is in flight
+	select { // the call is in flight
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: the call never reached the upstream", what)
+	}
 	gone := time.Now()
 	c.Close()
 	waitClosed(t, closed, gone, time.Second, what)
@@ -176,18 +187,15 @@ func hangUpInFlight(t *testing.T, c net.Conn, closed chan time.Time, what string
 // TestClientGoneBeforeFirstByteNotStreamed: the same for a request that
 // is not streamed (no ping goes out; the handler waits on the call).
 func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
-	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
-	var logs syncBuffer
+	upURL, closed, arrived := upstreamClosed(t, 5*time.Second, anthropicReply, "")
+	var logs testkit.Buffer
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
 	warmUp(t, base)
 	before := runtime.NumGoroutine()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hangUpInFlight(t, c, closed, "before the first byte, not streamed")
+	c := rawhttp.Dial(t, base)
+	hangUpInFlight(t, c, closed, arrived, "before the first byte, not streamed")
 	waitIdle(t, s)
 	waitGoroutines(t, before)
 	if l := logs.String(); !strings.Contains(l, "result=client_gone") || strings.Contains(l, "upstream error") {
@@ -202,7 +210,7 @@ func TestClientGoneBeforeFirstByteNotStreamed(t *testing.T) {
 // upstream connection closed, the slot freed).
 func TestClientGoneOverTLS(t *testing.T) {
 	t.Parallel()
-	upURL, closed := upstreamClosed(t, 5*time.Second, anthropicReply, "")
+	upURL, closed, arrived := upstreamClosed(t, 5*time.Second, anthropicReply, "")
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), upURL)
 	cert := httptest.NewTLSServer(http.NotFoundHandler())
 	serverTLS := cert.TLS.Clone()
@@ -212,7 +220,7 @@ func TestClientGoneOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hangUpInFlight(t, c, closed, "over TLS") // close_notify, then FIN
+	hangUpInFlight(t, c, closed, arrived, "over TLS") // close_notify, then FIN
 	waitIdle(t, s)
 }
 
@@ -221,22 +229,25 @@ func TestClientGoneOverTLS(t *testing.T) {
 // departure: both requests are answered.
 func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 	t.Parallel()
+	arrived := make(chan struct{}, 2)
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
 		time.Sleep(600 * time.Millisecond) // three keep-alive intervals
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, anthropicReply)
 	}))
 	base, _ := startServer(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 200ms", 1), up.URL)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	body := `{"model":"claude-x","max_tokens":5,"messages":[]}`
 	req := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	io.WriteString(c, req)
-	time.Sleep(100 * time.Millisecond) // the first is in flight: the second waits in the socket
+	select { // the first is in flight: the second waits in the socket
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first request never reached the upstream")
+	}
 	io.WriteString(c, req)
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(c)
@@ -258,15 +269,12 @@ func TestPipelinedRequestIsNotADeparture(t *testing.T) {
 // slot is freed, and the access log says why.
 func TestWriteTimeout(t *testing.T) {
 	t.Parallel()
-	upURL, closed := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
-	var logs syncBuffer
+	upURL, closed, _ := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
+	var logs testkit.Buffer
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := rawhttp.Dial(t, base)
 	defer c.Close()
 	c.(*net.TCPConn).SetReadBuffer(4096)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
@@ -274,5 +282,5 @@ func TestWriteTimeout(t *testing.T) {
 	start := time.Now() // and never read
 	waitClosed(t, closed, start, 8*time.Second, "write timeout")
 	waitIdle(t, s)
-	waitLogged(t, &logs, "result=write_timeout")
+	logs.WaitFor(t, 5*time.Second, "result=write_timeout") // written after the slot is given back
 }

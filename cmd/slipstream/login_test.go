@@ -4,28 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"slipstream/internal/oauthstub"
+	"slipstream/internal/testkit"
 	"slipstream/server/accounts"
 )
 
 // freeRedirect returns a loopback redirect URI on a port free right now.
 func freeRedirect(t *testing.T, path string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr + path
+	return "http://" + testkit.FreeAddr(t) + path
 }
 
 // loginRun runs `slipstream login ...` in the background; the test reads
@@ -33,32 +26,15 @@ func freeRedirect(t *testing.T, path string) string {
 type loginRun struct {
 	out   *bufio.Reader
 	in    *io.PipeWriter
-	errb  *syncBuffer
+	errb  *testkit.Buffer
 	done  chan int
 	lines []string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startLogin(t *testing.T, args ...string) *loginRun {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := &loginRun{out: bufio.NewReader(outR), in: inW, errb: &syncBuffer{}, done: make(chan int, 1)}
+	r := &loginRun{out: bufio.NewReader(outR), in: inW, errb: &testkit.Buffer{}, done: make(chan int, 1)}
 	go func() {
 		code := run(append([]string{"login"}, args...), inR, outW, r.errb)
 		outW.Close()

@@ -3,17 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -161,7 +159,7 @@ limits: {max_body_bytes: 8MiB}
 func TestWarnings(t *testing.T) {
 	f := func(yml string, want ...string) {
 		t.Helper()
-		c, err := config.Parse([]byte(yml), func(string) (string, bool) { return "", false })
+		c, err := config.Parse([]byte(yml), testkit.Env())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +197,7 @@ func TestWarnings(t *testing.T) {
 func TestStartupSummary(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.yaml")
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	os.WriteFile(path, []byte(`keys:
   - {name: laptop, key: sk-client-0a9f7e}
   - {name: ci, key: sk-client-b7d2c1}
@@ -246,7 +244,7 @@ limits: {max_bytes_in_flight: 32MiB, max_concurrent: 100}
 // mainProc is this test binary running as slipstream.
 type mainProc struct {
 	cmd  *exec.Cmd
-	out  *syncBuf
+	out  *testkit.Buffer
 	done chan struct{}
 }
 
@@ -258,7 +256,7 @@ func startMain(t *testing.T, args ...string) *mainProc {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "SLIPSTREAM_TEST_MAIN=1")
-	p := &mainProc{cmd: cmd, out: &syncBuf{}, done: make(chan struct{})}
+	p := &mainProc{cmd: cmd, out: &testkit.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -308,35 +306,6 @@ func (p *mainProc) stop(t *testing.T) {
 	}
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-var _ io.Writer = (*syncBuf)(nil)
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 func TestDefaultHealthURL(t *testing.T) {
 	f := func(listen, want string) {
 		t.Helper()
@@ -355,7 +324,7 @@ func TestDefaultHealthURL(t *testing.T) {
 func TestProviderLine(t *testing.T) {
 	f := func(yml, want string) {
 		t.Helper()
-		c, err := config.Parse([]byte("providers:\n  - "+yml+"\n"), func(string) (string, bool) { return "", false })
+		c, err := config.Parse([]byte("providers:\n  - "+yml+"\n"), testkit.Env())
 		if err != nil {
 			t.Fatal(err)
 		}

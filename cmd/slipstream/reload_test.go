@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"slipstream/internal/testkit"
 )
 
 // TestReloadFileAndSIGHUP runs slipstream (this test binary) on a config
@@ -18,7 +20,7 @@ import (
 func TestReloadFileAndSIGHUP(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.yaml")
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	write := func(reply string) {
 		t.Helper()
 		yml := "providers:\n  - {name: m, kind: mock, models: [\"mock*\"], reply: " + reply + "}\n"

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 )
 
@@ -129,7 +130,7 @@ func TestCertReloaderPicksUpRenewedFiles(t *testing.T) {
 func TestServeTLS(t *testing.T) {
 	dir := t.TempDir()
 	cert, key := writeCert(t, dir, 10)
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	path := filepath.Join(dir, "s.yaml")
 	os.WriteFile(path, []byte("listen: "+addr+"\ntls: {cert_file: "+cert+", key_file: "+key+"}\nproviders:\n  - {name: m, kind: mock, models: [\"*\"]}\n"), 0o600)
 	p := startMain(t, "-config", path)

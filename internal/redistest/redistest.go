@@ -84,21 +84,8 @@ func (s *Server) ping() bool {
 // of the reply (for tests that look at what slipstream stored).
 func (s *Server) Do(t testing.TB, args ...string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, r := s.send(t, args...)
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(2 * time.Second))
-	var b strings.Builder
-	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
-	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(c)
 	line, err := r.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -107,4 +94,46 @@ func (s *Server) Do(t testing.TB, args ...string) string {
 		line, _ = r.ReadString('\n')
 	}
 	return strings.TrimRight(line, "\r\n")
+}
+
+// Subscribers returns how many clients are subscribed to channel (PUBSUB
+// NUMSUB), so a test can wait for a subscription instead of sleeping.
+func (s *Server) Subscribers(t testing.TB, channel string) int {
+	t.Helper()
+	c, r := s.send(t, "PUBSUB", "NUMSUB", channel)
+	defer c.Close()
+	// *2, $len, the channel's name, :count
+	var line string
+	for range 4 {
+		var err error
+		if line, err = r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimRight(line, "\r\n"), ":"))
+	if err != nil {
+		t.Fatalf("PUBSUB NUMSUB %s: %q", channel, line)
+	}
+	return n
+}
+
+// send sends one command on a new connection and returns the connection
+// (the caller closes it) and the reader of its reply.
+func (s *Server) send(t testing.TB, args ...string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	var b strings.Builder
+	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
+	for _, a := range args {
+		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	return c, bufio.NewReader(c)
 }

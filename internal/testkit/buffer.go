@@ -2,7 +2,10 @@ package testkit
 
 import (
 	"bytes"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 )
 
 // Buffer is a bytes.Buffer safe for one writer (a server's log) and a
@@ -31,4 +34,26 @@ func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// WaitFor waits until the buffer holds every one of want (a log line a
+// server writes after its answer, say) and fails the test with the
+// buffer's content if it does not within d.
+func (s *Buffer) WaitFor(t testing.TB, d time.Duration, want ...string) {
+	t.Helper()
+	missing := ""
+	held := Eventually(d, func() bool {
+		missing = ""
+		text := s.String()
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				missing = w
+				return false
+			}
+		}
+		return true
+	})
+	if !held {
+		t.Fatalf("timed out after %v: the log lacks %q:\n%s", d, missing, s.String())
+	}
 }

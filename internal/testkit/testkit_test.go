@@ -47,3 +47,27 @@ func TestBuffer(t *testing.T) {
 		t.Fatalf("%d bytes, want 100", got)
 	}
 }
+
+func TestEnv(t *testing.T) {
+	t.Parallel()
+	if v, ok := Env()("HOME"); ok || v != "" {
+		t.Fatalf("Env() holds HOME = %q", v)
+	}
+	env := Env("K", "v", "EMPTY", "")
+	if v, ok := env("K"); !ok || v != "v" {
+		t.Fatalf("K = %q, %v", v, ok)
+	}
+	if v, ok := env("EMPTY"); !ok || v != "" {
+		t.Fatalf("EMPTY = %q, %v; want set and empty", v, ok)
+	}
+	if _, ok := env("OTHER"); ok {
+		t.Fatal("OTHER is set")
+	}
+}
+
+func TestBufferWaitFor(t *testing.T) {
+	t.Parallel()
+	var b Buffer
+	time.AfterFunc(20*time.Millisecond, func() { _, _ = b.Write([]byte("one two\n")) })
+	b.WaitFor(t, 5*time.Second, "one", "two")
+}

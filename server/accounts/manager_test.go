@@ -1,7 +1,6 @@
 package accounts
 
 import (
-	"bytes"
 	"context"
 	"log"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"slipstream/internal/oauthstub"
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 )
 
 // clock is an injectable clock for tests.
@@ -36,29 +36,11 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// syncBuf is a log sink safe for concurrent writers.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type fixture struct {
 	stub  *oauthstub.Stub
 	dir   *Dir
 	clk   *clock
-	logs  *syncBuf
+	logs  *testkit.Buffer
 	flows map[string]*Flow
 }
 
@@ -69,7 +51,7 @@ func newFixture(t *testing.T, typ string, left time.Duration) *fixture {
 	f := DefaultFlow(typ)
 	stub := oauthstub.New(t, f.ClientID, "http://localhost:1/cb", f.JSONToken, f.PKCE)
 	f.Override(Endpoints{Token: stub.URL + "/token", Authorize: stub.URL + "/authorize", Redirect: "http://localhost:1/cb"})
-	fx := &fixture{stub: stub, dir: NewDir(t.TempDir()), clk: newClock(), logs: &syncBuf{}, flows: map[string]*Flow{typ: f}}
+	fx := &fixture{stub: stub, dir: NewDir(t.TempDir()), clk: newClock(), logs: &testkit.Buffer{}, flows: map[string]*Flow{typ: f}}
 	at, rt := stub.Issue()
 	a := &Account{Name: "a1", Type: typ, AccessToken: at, RefreshToken: rt,
 		LastRefresh: fx.clk.Now().Add(-time.Hour), Expiry: fx.clk.Now().Add(left), Email: "user@example.com"}

@@ -3,12 +3,14 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"slipstream/internal/testkit"
 )
 
 func TestAccountProviderValidation(t *testing.T) {
 	f := func(yml, want string) {
 		t.Helper()
-		_, err := Parse([]byte("listen: 127.0.0.1:0\n"+yml), func(string) (string, bool) { return "", false })
+		_, err := Parse([]byte("listen: 127.0.0.1:0\n"+yml), testkit.Env())
 		switch {
 		case want == "" && err != nil:
 			t.Fatalf("%s: %v", yml, err)
@@ -25,7 +27,7 @@ func TestAccountProviderValidation(t *testing.T) {
 	f("accounts: {max_cooldown: -1s}\nproviders: [{name: m, kind: mock, models: [\"*\"]}]", "must not be negative")
 	f("accounts: {oauth: {chatgpt: {token: http://x}}}\nproviders: [{name: m, kind: mock, models: [\"*\"]}]", "unknown account type")
 
-	c, err := Parse([]byte("listen: 127.0.0.1:0\nproviders: [{name: c, kind: codex-account, accounts: [a], models: [\"*\"]}]"), func(string) (string, bool) { return "", false })
+	c, err := Parse([]byte("listen: 127.0.0.1:0\nproviders: [{name: c, kind: codex-account, accounts: [a], models: [\"*\"]}]"), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"slipstream/internal/testkit"
 )
 
 // TestCheckEveryProblemWithPathAndLine: each case lists every problem
@@ -12,7 +14,7 @@ import (
 func TestCheckEveryProblemWithPathAndLine(t *testing.T) {
 	f := func(yml string, want ...string) {
 		t.Helper()
-		_, err := Parse([]byte(yml), env("K", "v"))
+		_, err := Parse([]byte(yml), testkit.Env("K", "v"))
 		var ps Problems
 		if !errors.As(err, &ps) {
 			t.Fatalf("want Problems, got %v", err)
@@ -96,7 +98,7 @@ func TestCheckEveryProblemWithPathAndLine(t *testing.T) {
 func TestProblemsNeverQuoteSecrets(t *testing.T) {
 	f := func(yml, want string) {
 		t.Helper()
-		_, err := Parse([]byte(yml), env())
+		_, err := Parse([]byte(yml), testkit.Env())
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("want %q in %v", want, err)
 		}
@@ -155,7 +157,7 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestSizesInConfig(t *testing.T) {
-	c, err := Parse([]byte("limits: {max_body_bytes: 8MiB, max_bytes_in_flight: 512KB}\nproviders:\n  - {name: m, kind: mock, models: [x]}\n"), env())
+	c, err := Parse([]byte("limits: {max_body_bytes: 8MiB, max_bytes_in_flight: 512KB}\nproviders:\n  - {name: m, kind: mock, models: [x]}\n"), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,14 +174,14 @@ func TestBytesInFlightDerivedFromMemoryLimit(t *testing.T) {
 	old := debug.SetMemoryLimit(256 << 20)
 	defer debug.SetMemoryLimit(old)
 	yml := "providers:\n  - {name: m, kind: mock, models: [x]}\n"
-	c, err := Parse([]byte(yml), env())
+	c, err := Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Limits.MaxBytesInFlight != 64<<20 {
 		t.Fatalf("derived max_bytes_in_flight = %v, want 64MiB", c.Limits.MaxBytesInFlight)
 	}
-	c, err = Parse([]byte(yml+"limits: {max_bytes_in_flight: 1MiB}\n"), env())
+	c, err = Parse([]byte(yml+"limits: {max_bytes_in_flight: 1MiB}\n"), testkit.Env())
 	if err != nil || c.Limits.MaxBytesInFlight != 1<<20 {
 		t.Fatalf("explicit max_bytes_in_flight = %v, %v", c.Limits.MaxBytesInFlight, err)
 	}
@@ -190,7 +192,7 @@ func TestBytesInFlightDerivedFromMemoryLimit(t *testing.T) {
 
 func TestMarshalRedacted(t *testing.T) {
 	yml := "listen: 127.0.0.1:9\nkeys:\n  - {name: laptop, key: \"${SLIP}\"}\nproviders:\n  - name: o\n    kind: openai\n    keys: [\"sk-upstream-secret\"]\n    models: [\"gpt-*\"]\n  - {name: m, kind: mock, models: [\"mock*\"]}\naliases: {fast: o/gpt-5-mini}\n"
-	c, err := Parse([]byte(yml), env("SLIP", "sk-client-secret"))
+	c, err := Parse([]byte(yml), testkit.Env("SLIP", "sk-client-secret"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +212,7 @@ func TestMarshalRedacted(t *testing.T) {
 		}
 	}
 	// What is printed parses back to the same effective configuration.
-	back, err := Parse(out, env())
+	back, err := Parse(out, testkit.Env())
 	if err != nil {
 		t.Fatalf("printed config does not parse: %v\n%s", err, s)
 	}
@@ -221,7 +223,7 @@ func TestMarshalRedacted(t *testing.T) {
 
 func TestProviderKeyForms(t *testing.T) {
 	yml := "providers:\n  - name: o\n    kind: openai\n    strategy: weighted\n    keys:\n      - sk-plain-one\n      - {key: sk-object-two, name: team, weight: 3}\n    models: [\"*\"]\nkeys:\n  - {name: ci, key_sha256: " + strings.Repeat("ab", 32) + ", rpm: 5, tpm: 1000, budget: 100000, period: monthly}\n"
-	c, err := Parse([]byte(yml), env())
+	c, err := Parse([]byte(yml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +239,7 @@ func TestProviderKeyForms(t *testing.T) {
 		t.Fatalf("redacted print:\n%s", out)
 	}
 	bad := "providers:\n  - name: o\n    kind: openai\n    strategy: random\n    keys: [{key: a, nam: x}]\n    models: [\"*\"]\nfallbacks: {m: [nowhere/x, o]}\nkeys:\n  - {name: ci, key: a, key_sha256: zz}\n"
-	_, err = Parse([]byte(bad), env())
+	_, err = Parse([]byte(bad), testkit.Env())
 	for _, want := range []string{"strategy", "keys[0].nam", "nowhere", "want provider/model", "key_sha256"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %v lacks %q", err, want)

@@ -4,20 +4,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
-)
 
-func env(kv ...string) func(string) (string, bool) {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-}
+	"slipstream/internal/testkit"
+)
 
 func TestExpand(t *testing.T) {
 	f := func(in, want string, wantErr bool) {
 		t.Helper()
-		got, err := Expand(in, env("A", "alpha", "EMPTY", ""))
+		got, err := Expand(in, testkit.Env("A", "alpha", "EMPTY", ""))
 		if (err != nil) != wantErr || got != want {
 			t.Fatalf("Expand(%q) = %q, %v", in, got, err)
 		}
@@ -65,7 +59,7 @@ timeouts:
 `
 
 func TestParseIssueSchema(t *testing.T) {
-	c, err := Parse([]byte(full), env("SLIPSTREAM_KEY", "sk-1", "ANTHROPIC_API_KEY", "a", "OPENAI_API_KEY", "o"))
+	c, err := Parse([]byte(full), testkit.Env("SLIPSTREAM_KEY", "sk-1", "ANTHROPIC_API_KEY", "a", "OPENAI_API_KEY", "o"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +77,7 @@ func TestParseIssueSchema(t *testing.T) {
 func TestParseProblemsCarryPathAndLine(t *testing.T) {
 	f := func(yml string, wantLines ...string) {
 		t.Helper()
-		_, err := Parse([]byte(yml), env("K", "v"))
+		_, err := Parse([]byte(yml), testkit.Env("K", "v"))
 		var ps Problems
 		if !errors.As(err, &ps) {
 			t.Fatalf("want Problems, got %v", err)
@@ -108,11 +102,11 @@ func TestParseProblemsCarryPathAndLine(t *testing.T) {
 }
 
 func TestDefault(t *testing.T) {
-	c := Default(env())
+	c := Default(testkit.Env())
 	if len(c.Providers) != 1 || c.Providers[0].Kind != KindMock || c.Providers[0].Models[0] != "*" {
 		t.Fatalf("no keys: %+v", c.Providers)
 	}
-	c = Default(env("ANTHROPIC_API_KEY", "a", "GEMINI_API_KEY", "g"))
+	c = Default(testkit.Env("ANTHROPIC_API_KEY", "a", "GEMINI_API_KEY", "g"))
 	if len(c.Providers) != 3 || c.Providers[2].Models[0] != "mock*" || c.Providers[0].BaseURL != "https://api.anthropic.com" {
 		t.Fatalf("with keys: %+v", c.Providers)
 	}

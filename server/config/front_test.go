@@ -3,13 +3,15 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"slipstream/internal/testkit"
 )
 
 func TestValidateFront(t *testing.T) {
 	const mock = "providers:\n  - {name: m, kind: mock, models: [x]}\n"
 	f := func(yml string, want ...string) {
 		t.Helper()
-		_, err := Parse([]byte(yml+mock), env("K", "v"))
+		_, err := Parse([]byte(yml+mock), testkit.Env("K", "v"))
 		if len(want) == 0 {
 			if err != nil {
 				t.Fatalf("%q: %v", yml, err)

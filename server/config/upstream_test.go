@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"slipstream/internal/testkit"
 )
 
 func TestUpstreamFieldDefaults(t *testing.T) {
-	c, err := Parse([]byte("limits: {max_concurrent: 100}\nproviders:\n  - {name: m, kind: mock, models: [x]}\n"), env())
+	c, err := Parse([]byte("limits: {max_concurrent: 100}\nproviders:\n  - {name: m, kind: mock, models: [x]}\n"), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,13 +24,13 @@ func TestUpstreamFieldDefaults(t *testing.T) {
 func TestUpstreamFieldChecks(t *testing.T) {
 	ok := func(yml string) {
 		t.Helper()
-		if _, err := Parse([]byte(yml), env()); err != nil {
+		if _, err := Parse([]byte(yml), testkit.Env()); err != nil {
 			t.Fatalf("%s: %v", yml, err)
 		}
 	}
 	bad := func(yml, want string) {
 		t.Helper()
-		_, err := Parse([]byte(yml), env())
+		_, err := Parse([]byte(yml), testkit.Env())
 		var ps Problems
 		if !errors.As(err, &ps) || !strings.Contains(ps.Error(), want) {
 			t.Fatalf("%s: want a problem %q, got %v", yml, want, err)

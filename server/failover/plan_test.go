@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"slipstream/codec"
+	"slipstream/internal/testkit"
 	"slipstream/server/config"
 	"slipstream/server/keys"
 	"slipstream/server/provider"
@@ -42,7 +43,7 @@ func (noSessions) Session(*provider.Provider) uint64 { return 0 }
 
 func newEnv(t *testing.T, yaml string, keyModels ...string) *env {
 	t.Helper()
-	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yaml), testkit.Env())
 	if err != nil {
 		t.Fatal(err)
 	}

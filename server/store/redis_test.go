@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"slipstream/internal/redistest"
+	"slipstream/internal/testkit"
 	"slipstream/server/provider"
 )
 
@@ -17,7 +18,7 @@ func open(t *testing.T, url string) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	waitFor(t, s.Up, "the store connects")
+	testkit.WaitFor(t, 5*time.Second, "the store connects", s.Up)
 	return s
 }
 
@@ -47,31 +48,31 @@ func TestRedisSharedStateAndOutage(t *testing.T) {
 	// Tokens counted after a response (tpm) reach the other replica.
 	ta, tb := a.Window("tpm:alice", time.Minute), b.Window("tpm:alice", time.Minute)
 	ta.Add(now, 900)
-	waitFor(t, func() bool { ok, _ := tb.Take(time.Now(), 200, 1000); return !ok }, "tpm spent on a is seen by b")
+	testkit.WaitFor(t, 5*time.Second, "tpm spent on a is seen by b", func() bool { ok, _ := tb.Take(time.Now(), 200, 1000); return !ok })
 
 	ba, bb := a.Budget("budget:alice", Daily), b.Budget("budget:alice", Daily)
 	ba.Add(now, 300)
 	bb.Add(now, 200)
-	waitFor(t, func() bool { return ba.Used(time.Now()) == 500 && bb.Used(time.Now()) == 500 }, "budget total 500 on both")
+	testkit.WaitFor(t, 5*time.Second, "budget total 500 on both", func() bool { return ba.Used(time.Now()) == 500 && bb.Used(time.Now()) == 500 })
 
 	la, lb := provider.NewLocal(), provider.NewLocal()
 	cda, cdb := a.Cooldowns(la), b.Cooldowns(lb)
-	time.Sleep(100 * time.Millisecond) // both subscribed
+	testkit.WaitFor(t, 5*time.Second, "both replicas subscribed to the cooldowns", func() bool { return rs.Subscribers(t, "t:cooldowns") == 2 })
 	until := cda.Cool(11, 12, time.Now().UnixNano(), provider.Backoff{Base: 30 * time.Second})
-	waitFor(t, func() bool { return cdb.Until(11, 12, time.Now().UnixNano()) >= until-int64(time.Second) }, "the cooldown reached the other replica")
+	testkit.WaitFor(t, 5*time.Second, "the cooldown reached the other replica", func() bool { return cdb.Until(11, 12, time.Now().UnixNano()) >= until-int64(time.Second) })
 	// A credential forgotten on one replica (its provider moved) is
 	// forgotten on the other, for every model.
 	cda.Cool(11, 13, time.Now().UnixNano(), provider.Backoff{Base: 30 * time.Second})
-	waitFor(t, func() bool { return cdb.Until(11, 13, time.Now().UnixNano()) > 0 }, "the second cooldown reached the other replica")
+	testkit.WaitFor(t, 5*time.Second, "the second cooldown reached the other replica", func() bool { return cdb.Until(11, 13, time.Now().UnixNano()) > 0 })
 	cda.Forget(11)
-	waitFor(t, func() bool { return cdb.Until(11, 12, 0) == 0 && cdb.Until(11, 13, 0) == 0 }, "the forgotten credential is forgotten on the other replica")
+	testkit.WaitFor(t, 5*time.Second, "the forgotten credential is forgotten on the other replica", func() bool { return cdb.Until(11, 12, 0) == 0 && cdb.Until(11, 13, 0) == 0 })
 	if cda.Until(11, 12, 0) != 0 {
 		t.Fatal("the forgetting replica still rests the credential")
 	}
 
 	a.Usage("alice").Add([5]int64{10, 3})
 	b.Usage("alice").Add([5]int64{5, 1})
-	waitFor(t, func() bool { return rs.Do(t, "HGET", "t:usage:alice", "input") == "15" }, "usage totals add up in Redis")
+	testkit.WaitFor(t, 5*time.Second, "usage totals add up in Redis", func() bool { return rs.Do(t, "HGET", "t:usage:alice", "input") == "15" })
 
 	rs.Stop()
 	start := time.Now()
@@ -88,17 +89,6 @@ func TestRedisSharedStateAndOutage(t *testing.T) {
 	}
 	if a.Up() || b.Up() {
 		t.Fatal("the stores still think redis is up")
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -170,7 +160,7 @@ func TestRedisReserveUnderConcurrency(t *testing.T) {
 		}
 	}
 	crowd("budget", [2]reserver{budget(ba), budget(bb)})
-	waitFor(t, func() bool { return ba.Used(time.Now()) == 8 && bb.Used(time.Now()) == 8 }, "the budget holds the 8 tokens used")
+	testkit.WaitFor(t, 5*time.Second, "the budget holds the 8 tokens used", func() bool { return ba.Used(time.Now()) == 8 && bb.Used(time.Now()) == 8 })
 
 	wa, wb := a.Window("tpm:crowd", time.Minute), b.Window("tpm:crowd", time.Minute)
 	window := func(w *Window) reserver {
@@ -180,5 +170,5 @@ func TestRedisReserveUnderConcurrency(t *testing.T) {
 		}
 	}
 	crowd("window", [2]reserver{window(wa), window(wb)})
-	waitFor(t, func() bool { ok, _ := wa.Reserve(now, 12, 20); return ok }, "the window has room again once settled")
+	testkit.WaitFor(t, 5*time.Second, "the window has room again once settled", func() bool { ok, _ := wa.Reserve(now, 12, 20); return ok })
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"slipstream/internal/testkit"
 )
 
 // call sends one POST to base through a new client and returns the error.
@@ -34,19 +36,12 @@ func call(t *testing.T, o Options, base string) error {
 	return err
 }
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // silentServer accepts connections and never answers.
-func silentServer(t *testing.T) string {
+func silentServer(t *testing.T) string { return silentServerNotify(t, nil) }
+
+// silentServerNotify is silentServer that signals on accepted, when not
+// nil, each connection it accepts (without blocking when nobody reads).
+func silentServerNotify(t *testing.T, accepted chan<- struct{}) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +54,12 @@ func silentServer(t *testing.T) string {
 				return
 			}
 			t.Cleanup(func() { c.Close() })
+			if accepted != nil {
+				select {
+				case accepted <- struct{}{}:
+				default:
+				}
+			}
 		}
 	}()
 	return ln.Addr().String()
@@ -103,7 +104,7 @@ func TestClassifyRealCauses(t *testing.T) {
 		}
 	}
 	short := Options{Connect: 2 * time.Second, FirstByte: 300 * time.Millisecond}
-	f("closed port", "http://"+closedPort(t), short, CauseRefused)
+	f("closed port", "http://"+testkit.ClosedAddr(t), short, CauseRefused)
 	// .invalid never resolves (RFC 6761): no traffic leaves the machine
 	// beyond the resolver.
 	f("no such host", "http://upstream.invalid", short, CauseDNS)
@@ -115,11 +116,12 @@ func TestClassifyRealCauses(t *testing.T) {
 	// A TLS handshake with a server that never answers it is a connect
 	// timeout.
 	f("silent TLS", "https://"+silentServer(t), Options{Connect: 200 * time.Millisecond}, CauseConnectTimeout)
-	f("proxy refused", "http://upstream.invalid", Options{Connect: time.Second, Proxy: "http://" + closedPort(t)}, CauseProxy)
+	f("proxy refused", "http://upstream.invalid", Options{Connect: time.Second, Proxy: "http://" + testkit.ClosedAddr(t)}, CauseProxy)
 }
 
 func TestClassifyPoolFull(t *testing.T) {
-	up := silentServer(t)
+	accepted := make(chan struct{}, 1)
+	up := silentServerNotify(t, accepted)
 	c, err := New(Options{BaseURL: "http://" + up, MaxConns: 1, Connect: 100 * time.Millisecond, FirstByte: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +136,11 @@ func TestClassifyPoolFull(t *testing.T) {
 		return c.Do(req, resp)
 	}
 	go send() // holds the only connection until FirstByte
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first call never reached the upstream")
+	}
 	if got := Classify(send()); got != CausePoolFull || got.Status() != 503 {
 		t.Fatalf("cause %v, want pool_full (503)", got)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"slipstream/internal/testkit"
 )
 
 // addrBody is a request body that reports the call's connection address
@@ -97,7 +99,7 @@ func TestInterruptBeforeHeaders(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- send(b) }() // reuses it; the server stays silent
 	a := <-b.got
-	time.Sleep(50 * time.Millisecond)
+	testkit.WaitFor(t, 5*time.Second, "the second request at the upstream", func() bool { return reqs.Load() == 2 })
 	start := time.Now()
 	if !Interrupt(a) {
 		t.Fatalf("Interrupt(%v) = false", a)
