@@ -210,38 +210,58 @@ func (x *exchange) buildSorted() (status int, msg string) {
 // x.upResp holds the response headers to answer with).
 func (x *exchange) attempts() error {
 	if x.try.plan.Candidate().Target.Provider == nil {
-		x.try.plan.Begin(x.planRequest()) // a forwarded count: one attempt on its target
+		x.beginPlan() // a forwarded count: one attempt on its target
 	}
 	for {
 		err := x.call()
-		x.try.attempts++
-		if x.try.abandoned.Load() {
-			return err // the client left: no cooldown, no further attempt
-		}
-		x.s.metrics.Attempt(x.target.Provider.Name)
-		status := 0
-		if err == nil {
-			status = x.upResp.StatusCode()
-		}
-		x.try.answered = status == fasthttp.StatusOK
-		v := failover.Classify(&x.s.cfg.Failover, x.outcome(err, status))
-		v = x.judge(err, status, v)
-		if !v.Failed() {
-			if status < 300 {
-				x.try.plan.Succeeded()
-			}
+		if x.attemptEnded(err) {
 			return err
 		}
-		now := x.s.now().UnixNano()
-		cooled, retry := x.try.plan.Fail(v, now, x.try.attempts, x.s.cfg.Failover.MaxAttempts)
-		if cooled {
-			x.s.metrics.Cooldown(v.Reason)
-		}
-		if !retry || x.try.abandoned.Load() || !x.advance(now) {
-			return err
-		}
-		x.s.metrics.Failover(v.Reason)
 	}
+}
+
+// beginPlan starts the failover plan on the request's target.
+//
+//go:noinline
+func (x *exchange) beginPlan() { x.try.plan.Begin(x.planRequest()) }
+
+// attemptEnded judges the attempt that just returned err and reports
+// whether the request ends with it; otherwise the plan has moved to the
+// next candidate. It is kept out of attempts (noinline) so that its
+// values are not on the stack while the next call runs: the upstream call
+// runs deep in a goroutine started per streamed request, whose stack
+// would otherwise have to grow (and be copied) on every request.
+//
+//go:noinline
+func (x *exchange) attemptEnded(err error) bool {
+	x.try.attempts++
+	if x.try.abandoned.Load() {
+		return true // the client left: no cooldown, no further attempt
+	}
+	x.s.metrics.Attempt(x.target.Provider.Name)
+	status := 0
+	if err == nil {
+		status = x.upResp.StatusCode()
+	}
+	x.try.answered = status == fasthttp.StatusOK
+	v := failover.Classify(&x.s.cfg.Failover, x.outcome(err, status))
+	v = x.judge(err, status, v)
+	if !v.Failed() {
+		if status < 300 {
+			x.try.plan.Succeeded()
+		}
+		return true
+	}
+	now := x.s.now().UnixNano()
+	cooled, retry := x.try.plan.Fail(v, now, x.try.attempts, x.s.cfg.Failover.MaxAttempts)
+	if cooled {
+		x.s.metrics.Cooldown(v.Reason)
+	}
+	if !retry || x.try.abandoned.Load() || !x.advance(now) {
+		return true
+	}
+	x.s.metrics.Failover(v.Reason)
+	return false
 }
 
 // outcome is what the call that returned err (or answered status) showed.

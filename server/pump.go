@@ -76,6 +76,10 @@ func (x *exchange) pump(out sink, st relayStep) {
 			cut = true // cut off mid-event: never relay half an event
 			break
 		}
+		// Here rather than in a step: the deadline update runs deep in
+		// the runtime, and one frame less keeps a stream's goroutine
+		// within its first stack (no stack copy per stream).
+		x.progress(&ev)
 		next, err := st.event(x, ev, out)
 		if err != nil {
 			readErr = err
@@ -143,7 +147,6 @@ func (passStep) event(x *exchange, ev sse.Event, out sink) (pumpNext, error) {
 	if !translate.ValidRelayed(x.rt.dialect, &ev) {
 		return pumpEnd, errMalformedEvent // never relayed; the stream ends here
 	}
-	x.progress(&ev)
 	t := x.sameTail
 	t.Observe(ev.Name, ev.Data)
 	if txt := t.Text(); len(txt) > 0 {
@@ -168,7 +171,6 @@ type translateStep struct{}
 func (translateStep) more(x *exchange) bool { return !x.ts.Done() }
 
 func (translateStep) event(x *exchange, ev sse.Event, out sink) (pumpNext, error) {
-	x.progress(&ev)
 	if ev.IsComment() {
 		return pumpOn, nil
 	}
