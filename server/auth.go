@@ -28,26 +28,24 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*clientKey, bool) {
 var bearer = []byte("Bearer ")
 
 func presentedKey(ctx *fasthttp.RequestCtx) []byte {
-	if k := headerKey(&ctx.Request.Header); len(k) > 0 {
+	if k, ok := headerKey(&ctx.Request.Header); ok {
 		return k
 	}
 	return ctx.QueryArgs().Peek("key")
 }
 
 // headerKey is the key a request presents in its headers (Authorization
-// Bearer, x-api-key, api-key, x-goog-api-key, in that order), or nil.
-func headerKey(h *fasthttp.RequestHeader) []byte {
+// Bearer, x-api-key, api-key, x-goog-api-key, in that order); ok is false
+// when it presents none there. A Bearer of blanks is presented (and
+// empty): the query's key is then not consulted.
+func headerKey(h *fasthttp.RequestHeader) (key []byte, ok bool) {
 	if v := h.Peek("Authorization"); len(v) > len(bearer) && bytes.EqualFold(v[:len(bearer)], bearer) {
-		return bytes.TrimSpace(v[len(bearer):])
+		return bytes.TrimSpace(v[len(bearer):]), true
 	}
-	if v := h.Peek("X-Api-Key"); len(v) > 0 {
-		return v
+	for _, name := range [...]string{"X-Api-Key", "Api-Key", "X-Goog-Api-Key"} {
+		if v := h.Peek(name); len(v) > 0 {
+			return v, true
+		}
 	}
-	if v := h.Peek("Api-Key"); len(v) > 0 {
-		return v
-	}
-	if v := h.Peek("X-Goog-Api-Key"); len(v) > 0 {
-		return v
-	}
-	return nil
+	return nil, false
 }

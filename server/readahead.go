@@ -48,7 +48,7 @@ func (s *Server) headAdmits(h *fasthttp.RequestHeader) bool {
 	if rt, model, _ := match(h.Method(), path); rt == nil || model != nil {
 		return false
 	}
-	if s.keys.Len() > 0 && s.keys.Find(headerKey(h)) == nil {
+	if k, ok := headerKey(h); s.keys.Len() > 0 && (!ok || s.keys.Find(k) == nil) {
 		return false
 	}
 	return s.hasRoom(int64(n))
