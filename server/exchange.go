@@ -48,7 +48,7 @@ func newExchange() *exchange {
 	x := &exchange{}
 	x.done = make(chan error, 1)
 	x.pass.x = x
-	x.writeStreamFn = x.writeStream
+	x.sbody.x = x
 	return x
 }
 

@@ -15,8 +15,9 @@ import (
 
 // An exchange has one owner at a time. The handler owns it first and
 // releases it when it returns, unless it handed it to fasthttp as a body
-// stream: then the stream's end releases it (writeStream's defer, or
-// passBody.Close), exactly once. Nothing else calls release.
+// stream: then the stream's end releases it (streamBody.Close or
+// passBody.Close, which fasthttp calls once; writeStream's defer on an
+// HTTP/1.0 connection), exactly once. Nothing else calls release.
 
 // streamKind is what writeStream runs.
 type streamKind uint8
@@ -67,7 +68,7 @@ var errClientGone = errors.New("the client went away")
 // errPanic ends an upstream body whose relay panicked.
 var errPanic = errors.New("BUG: the relay panicked")
 
-// handOffStream hands x to fasthttp as the body stream writer that runs
+// handOffStream hands x to fasthttp as the body stream (x.sbody) that runs
 // kind: from here on the stream owns x and the handler must not touch x or
 // release it. The status already set on ctx is what the log records. On a
 // WebSocket turn nothing is handed to fasthttp: serveRequest returns x,
@@ -84,7 +85,7 @@ func (x *exchange) handOffStream(kind streamKind) {
 	if x.http10(ctx) {
 		return
 	}
-	ctx.SetBodyStreamWriter(x.writeStreamFn)
+	ctx.Response.SetBodyStream(&x.sbody, -1)
 }
 
 // handOffBody hands x to fasthttp as the response body stream (x.pass),
@@ -135,11 +136,18 @@ func (x *exchange) serveHijacked(c net.Conn) {
 	}
 }
 
-// writeStream is the one body stream writer slipstream hands fasthttp. It
-// owns x: it releases x when the stream ends, however it ends, and a panic
-// in the relay ends only this stream, with the dialect's error event.
+// writeStream runs x's stream into w and releases x at its end, however
+// it ends: for the owners that hold x only for the stream (an HTTP/1.0
+// client's connection, a stream fasthttp never wrote).
 func (x *exchange) writeStream(w streamWriter) {
-	defer x.endStream(w, x.owner())
+	defer x.releaseOnce(x.owner())
+	x.streamTo(w)
+}
+
+// streamTo runs x's stream into w and leaves in w nothing unsent. A panic
+// in the relay ends only this stream, with the dialect's error event.
+func (x *exchange) streamTo(w streamWriter) {
+	defer x.endStream(w)
 	x.hsink.reset(x, w)
 	x.runStream(&x.hsink)
 }
@@ -158,7 +166,7 @@ func (x *exchange) runStream(out sink) {
 	}
 }
 
-func (x *exchange) endStream(w streamWriter, gen uint32) {
+func (x *exchange) endStream(w streamWriter) {
 	if p := recover(); p != nil {
 		x.recovered("stream writer", p)
 		x.hsink.reset(x, w)
@@ -168,7 +176,6 @@ func (x *exchange) endStream(w streamWriter, gen uint32) {
 		x.flush(w) // what a relay left buffered (relayOut) leaves now
 	}
 	x.geminiArray.close(w)
-	x.releaseOnce(gen)
 }
 
 // recovered logs a panic in a goroutine that serves one request and marks
@@ -206,7 +213,9 @@ func (x *exchange) clientGone() {
 }
 
 // writeOut writes b to the client's buffered writer (which writes through
-// when full). On failure the client is gone: x records it.
+// when full). On failure the client is gone: x records it. The write
+// deadline moves before a write that reaches the socket (here when b does
+// not fit, or in flush), not per event.
 func (x *exchange) writeOut(w streamWriter, b []byte) bool {
 	x.firstToken(b)
 	if x.geminiArray.on {
@@ -214,7 +223,9 @@ func (x *exchange) writeOut(w streamWriter, b []byte) bool {
 			return true
 		}
 	}
-	x.extendWrite()
+	if len(b) > w.Available() {
+		x.extendWrite()
+	}
 	x.bytesOut += int64(len(b))
 	if _, err := w.Write(b); err != nil {
 		x.writeFailed()
@@ -225,6 +236,7 @@ func (x *exchange) writeOut(w streamWriter, b []byte) bool {
 
 // flush sends what writeOut buffered.
 func (x *exchange) flush(w streamWriter) bool {
+	x.extendWrite()
 	if err := w.Flush(); err != nil {
 		x.writeFailed()
 		return false

@@ -12,7 +12,7 @@ import (
 // generation when it takes x, and checks it when it gives x up:
 //
 //   - the handler, from acquireExchange until it releases x or hands it off;
-//   - a body stream (writeStream, passBody), from the moment fasthttp runs
+//   - a body stream (streamBody, passBody), from the moment fasthttp runs
 //     it until its end releases x;
 //   - the goroutine of a call beside keep-alive pings (callAsync), until
 //     it reports the call's result.

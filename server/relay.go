@@ -28,13 +28,13 @@ type relayPart struct {
 	relayOff  int
 	pass      passBody // the body stream of a whole answer; bound to x once
 
-	// streamKind is what writeStream runs once x is handed to fasthttp as
-	// a body stream writer.
-	streamKind    streamKind
-	geminiArray   geminiArray        // the JSON-array framing of a Gemini stream without alt=sse
-	writeStreamFn func(streamWriter) // x.writeStream, bound once per pooled exchange
-	hsink         httpSink           // the sink of the HTTP body stream (writeStream)
-	fsink         frameSink          // the sink of a WebSocket turn (bindFrames), or zero
+	// streamKind is what the stream runs once x is handed to fasthttp as
+	// its body stream (sbody).
+	streamKind  streamKind
+	sbody       streamBody  // the body stream of a streamed answer; bound to x once
+	geminiArray geminiArray // the JSON-array framing of a Gemini stream without alt=sse
+	hsink       httpSink    // the sink of the HTTP body stream (streamTo)
+	fsink       frameSink   // the sink of a WebSocket turn (bindFrames), or zero
 
 	head      []byte          // the response head, for an HTTP/1.0 client (http10)
 	conn      net.Conn        // the client's socket (clientConn), or nil
@@ -47,7 +47,7 @@ type relayPart struct {
 }
 
 // Reset gives the relay's buffers back and forgets the stream; the
-// bindings made once per pooled exchange (pass, writeStreamFn) and the
+// bindings made once per pooled exchange (pass, sbody) and the
 // watcher (stopped by its owner) are kept.
 func (r *relayPart) Reset() {
 	if r.ts != nil {
