@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"slipstream/codec"
+	"slipstream/codec/sse"
 )
 
 // ArrayStream turns a Gemini SSE stream into the other stream form Google
@@ -147,7 +148,7 @@ func (a *ArrayStream) appendEvent(dst, ev []byte) []byte {
 func eventData(ev []byte) (data []byte, ok bool) {
 	for len(ev) > 0 {
 		line, rest := ev, []byte(nil)
-		if i := bytes.IndexAny(ev, "\r\n"); i >= 0 {
+		if i := sse.IndexEOL(ev); i >= 0 {
 			line, rest = ev[:i], ev[i+1:]
 			if ev[i] == '\r' && len(rest) > 0 && rest[0] == '\n' {
 				rest = rest[1:]

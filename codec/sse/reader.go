@@ -247,13 +247,28 @@ func indexFrom(b []byte, i int, c byte) int {
 	return len(b)
 }
 
+// IndexEOL returns the index of the first line terminator in b ("\r" or
+// "\n"), or -1. It is two memchr scans, where bytes.IndexAny looks at one
+// byte at a time.
+func IndexEOL(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	head := b
+	if lf >= 0 {
+		head = b[:lf]
+	}
+	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
+}
+
 // parse reads the fields of one raw event.
 func (rd *Reader) parse(raw []byte) Event {
 	ev := Event{Raw: raw}
 	multi := false
 	for rest := raw; len(rest) > 0; {
 		line := rest
-		if i := bytes.IndexAny(rest, "\r\n"); i >= 0 {
+		if i := IndexEOL(rest); i >= 0 {
 			line = rest[:i]
 			rest = skipEOL(rest[i:])
 		} else {

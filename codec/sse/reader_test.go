@@ -225,3 +225,26 @@ func TestIsKeepAlive(t *testing.T) {
 	f("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", false)
 	f("data: [DONE]\n\n", false)
 }
+
+func TestIndexEOL(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 100)
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"", -1},
+		{"abc", -1},
+		{"a\nb", 1},
+		{"a\rb", 1},
+		{"a\r\nb", 1},
+		{"ab\n\r", 2},
+		{long + "\n" + long + "\r", 100},
+		{long + "\r" + long + "\n", 100},
+		{long, -1},
+	} {
+		if got := IndexEOL([]byte(c.in)); got != c.want {
+			t.Errorf("IndexEOL(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

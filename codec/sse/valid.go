@@ -103,7 +103,7 @@ func skipOneEOL(b []byte) []byte {
 func validLines(raw []byte) bool {
 	for len(raw) > 0 {
 		line := raw
-		if i := bytes.IndexAny(raw, "\r\n"); i >= 0 {
+		if i := IndexEOL(raw); i >= 0 {
 			line, raw = raw[:i], skipOneEOL(raw[i:])
 		} else {
 			raw = nil
