@@ -25,8 +25,8 @@ func (t *Tail) Observe(_, data []byte) {
 		t.done = true
 	}
 	if bytes.Contains(data, []byte(`"usageMetadata"`)) {
-		if v := codec.Get(data, "usageMetadata"); v.IsObject() {
-			t.usage = readUsage(codec.Raw(v))
+		if v := codec.Member(data, "usageMetadata"); codec.IsObject(v) {
+			t.usage = readUsage(v)
 		}
 	}
 }

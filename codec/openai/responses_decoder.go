@@ -268,14 +268,30 @@ func readResponsesUsage(u gjson.Result) codec.Usage {
 	if !u.IsObject() {
 		return codec.Usage{}
 	}
-	return codec.Usage{
-		Known:      true,
-		Input:      u.Get("input_tokens").Int(),
-		CacheRead:  u.Get("input_tokens_details.cached_tokens").Int(),
-		CacheWrite: u.Get("input_tokens_details.cache_write_tokens").Int(),
-		Output:     u.Get("output_tokens").Int(),
-		Reasoning:  u.Get("output_tokens_details.reasoning_tokens").Int(),
+	return responsesUsage(codec.Raw(u))
+}
+
+// responsesUsage reads the raw Responses usage object obj in one walk.
+func responsesUsage(obj []byte) codec.Usage {
+	if !codec.IsObject(obj) {
+		return codec.Usage{}
 	}
+	us := codec.Usage{Known: true}
+	m := codec.ObjectMembers(obj)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "input_tokens":
+			us.Input = codec.IntValue(v)
+		case "input_tokens_details":
+			us.CacheRead = codec.IntValue(codec.Member(v, "cached_tokens"))
+			us.CacheWrite = codec.IntValue(codec.Member(v, "cache_write_tokens"))
+		case "output_tokens":
+			us.Output = codec.IntValue(v)
+		case "output_tokens_details":
+			us.Reasoning = codec.IntValue(codec.Member(v, "reasoning_tokens"))
+		}
+	}
+	return us
 }
 
 // fail emits EventError from an object holding `error` {code, message}

@@ -29,13 +29,21 @@ func (t *ChatTail) Observe(_, data []byte) {
 		return
 	}
 	if bytes.Contains(data, usageKey) {
-		if u := chatUsage(codec.Get(data, "usage")); u.Known {
+		if u := chatUsage(codec.ResultOf(codec.Member(data, "usage"))); u.Known {
 			t.usage = u
 		}
 	}
 	if !t.usage.Known {
-		t.text = codec.Content(codec.Get(data, "choices.0.delta.content"))
+		t.text = deltaContent(data)
 	}
+}
+
+// deltaContent returns the escaped content of choices[0].delta.content in
+// a chunk, or nil.
+func deltaContent(chunk []byte) []byte {
+	choices := codec.ArrayElems(codec.Member(chunk, "choices"))
+	first, _ := choices.Next()
+	return codec.StrContent(codec.Member(codec.Member(first, "delta"), "content"))
 }
 
 var usageKey = []byte(`"usage"`)
@@ -96,26 +104,53 @@ func (t *ResponsesTail) Begin(model []byte, created int64) {
 }
 
 // Observe notes one relayed event; the terminal event's response carries
-// the usage.
+// the usage. It walks the event's top-level members once (a raw view, no
+// gjson scan per event).
 func (t *ResponsesTail) Observe(name, data []byte) {
+	var resp, seq []byte
+	m := codec.ObjectMembers(data)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "sequence_number":
+			if seq == nil {
+				seq = v
+			}
+		case "response":
+			if resp == nil {
+				resp = v
+			}
+		}
+	}
 	switch string(name) {
 	case "response.completed", "response.incomplete", "response.failed":
 		t.done = true
-		t.usage = readResponsesUsage(codec.Get(data, "response.usage"))
+		t.usage = responsesUsage(codec.Member(resp, "usage"))
 	case "response.created":
 		t.started = true
-		if id := codec.Content(codec.Get(data, "response.id")); len(id) <= len(t.idBuf) {
-			t.id = t.idBuf[:copy(t.idBuf[:], id)]
-		}
-		if c := codec.Get(data, "response.created_at"); c.Exists() {
-			t.created = c.Int()
-		}
-		if m := codec.Content(codec.Get(data, "response.model")); len(m) > 0 && len(m) <= len(t.modelBuf) {
-			t.model = t.modelBuf[:copy(t.modelBuf[:], m)]
-		}
+		t.noteCreated(resp)
 	}
-	if n := codec.Get(data, "sequence_number"); n.Exists() {
-		t.seq = n.Int()
+	if seq != nil {
+		t.seq = codec.IntValue(seq)
+	}
+}
+
+// noteCreated keeps the id, creation time and model of the response a
+// response.created event carries.
+func (t *ResponsesTail) noteCreated(resp []byte) {
+	m := codec.ObjectMembers(resp)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "id":
+			if id := codec.StrContent(v); len(id) <= len(t.idBuf) {
+				t.id = t.idBuf[:copy(t.idBuf[:], id)]
+			}
+		case "created_at":
+			t.created = codec.IntValue(v)
+		case "model":
+			if mo := codec.StrContent(v); len(mo) > 0 && len(mo) <= len(t.modelBuf) {
+				t.model = t.modelBuf[:copy(t.modelBuf[:], mo)]
+			}
+		}
 	}
 }
 
@@ -131,7 +166,7 @@ func (t *ResponsesTail) Text() []byte { return nil }
 
 // ReadResponsesUsage reads a Responses usage object (the "usage" member of
 // a response) into the neutral Usage.
-func ReadResponsesUsage(obj []byte) codec.Usage { return readResponsesUsage(codec.ResultOf(obj)) }
+func ReadResponsesUsage(obj []byte) codec.Usage { return responsesUsage(obj) }
 
 // AppendError appends a response.failed event carrying e, numbered after
 // the last relayed event, and before it a response.created when none
