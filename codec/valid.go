@@ -58,6 +58,15 @@ func ValidShapeTop(b []byte, keys []string, vals [][]byte) (dup int, ok bool) {
 // knows the token's producer when a client sends it back.
 const OriginTagPrefix = "SsOr"
 
+// MayHoldOriginTag reports whether b, raw JSON, may hold a string whose
+// content starts with OriginTagPrefix: false only when no quote in b is
+// followed by the prefix. It is for bytes already checked, whose shape
+// pass (ValidShapeTopTagged) is not run again; a false positive costs the
+// caller a pass that finds no tag.
+func MayHoldOriginTag(b []byte) bool { return bytes.Contains(b, quotedOriginTag) }
+
+var quotedOriginTag = []byte(`"` + OriginTagPrefix)
+
 // ValidShapeTopTagged is ValidShapeTop that also reports, in the same
 // pass, whether b holds a string value whose raw content starts with
 // OriginTagPrefix: where a replay token slipstream tagged comes back (a

@@ -72,16 +72,18 @@ func (x *exchange) prepare() bool {
 func (x *exchange) readTop() bool {
 	ctx, d := x.ctx, x.rt.dialect
 	var top [len(topKeys)][]byte
-	dup, tagged, ok := codec.ValidShapeTopTagged(x.body, topKeys[:], top[:])
-	if !ok {
-		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
-		return false
+	if !x.readChecked(&top) {
+		dup, tagged, ok := codec.ValidShapeTopTagged(x.body, topKeys[:], top[:])
+		if !ok {
+			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "request body is not a valid JSON object")
+			return false
+		}
+		if dup >= 0 {
+			x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the request body has more than one \""+topKeys[dup]+"\" member")
+			return false
+		}
+		x.tagged = tagged
 	}
-	if dup >= 0 {
-		x.s.writeError(ctx, d, fasthttp.StatusBadRequest, "the request body has more than one \""+topKeys[dup]+"\" member")
-		return false
-	}
-	x.tagged = tagged
 	x.try.meta, x.try.cacheKey = top[2], top[3]
 	if d == codec.DialectGemini {
 		return true
@@ -123,6 +125,27 @@ func (x *exchange) unescapeModel() bool {
 	return true
 }
 
+// readChecked takes what a WebSocket turn's transport knows of the body
+// it built (ws.Checked: valid by construction, where the routed members
+// lie, whether it may hold a tag) instead of a pass over the body, and
+// reports whether it did. Any other body is read by readTop itself.
+func (x *exchange) readChecked(top *[len(topKeys)][]byte) bool {
+	if x.fsink.out == nil {
+		return false
+	}
+	c := x.fsink.out.Checked()
+	if c == nil || c.Size != len(x.body) {
+		return false
+	}
+	for i, r := range c.Routed {
+		if r != [2]int{} {
+			top[i] = x.body[r[0]:r[1]]
+		}
+	}
+	x.tagged = c.Tagged
+	return true
+}
+
 // topKeys are the members prepare reads while it validates the body;
 // metadata and prompt_cache_key name a conversation for affinity.
-var topKeys = [4]string{"model", "stream", "metadata", "prompt_cache_key"}
+var topKeys = codec.RoutedMembers

@@ -607,3 +607,36 @@ func TestWSReload(t *testing.T) {
 		t.Fatalf("after a reload: %s", e.Raw)
 	}
 }
+
+// TestWSTaggedTokenInTranscript: a replay token another vendor signed
+// (tagged by slipstream when it translated that turn) never reaches the
+// Responses upstream: not in the turn whose frame carries it, and not in
+// a later turn that carries it only through the transcript the
+// connection keeps (the transport, not a pass over the body, says the
+// body may hold a tag).
+func TestWSTaggedTokenInTranscript(t *testing.T) {
+	t.Parallel()
+	u := &sseUpstream{reply: func(n int, _ []byte) upReply { return upReply{body: textAnswer(fmt.Sprintf("resp_%d", n), "ok")} }}
+	up := newUpstream(t, u)
+	yml := "providers:\n  - {name: up, kind: openai, api: responses, base_url: \"${UP}/v1\", keys: [k], models: [\"gpt-*\"]}\n" +
+		"  - {name: a, kind: anthropic, base_url: \"${UP}\", keys: [k], models: [\"claude-*\"]}\ntimeouts: {keepalive: 0s}\n"
+	base, _ := startServer(t, yml, up.URL)
+	c, _ := wsDial(t, base, "/v1/responses")
+	rs := `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"SsOrGemiR2VtaW5pU2ln"}`
+	wsSend(t, c, frameJSON("["+userHi+","+rs+"]", ""))
+	first := last(wsResponse(t, c)).Response.ID
+	wsSend(t, c, frameJSON(`[{"type":"message","role":"user","content":"again"}]`, first))
+	if e := last(wsResponse(t, c)); e.Response.ID != "resp_2" {
+		t.Fatalf("second response: %s", e.Raw)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for i, b := range u.bodies {
+		if strings.Contains(string(b), "R2VtaW5pU2ln") || strings.Contains(string(b), "SsOr") {
+			t.Fatalf("upstream request %d holds the foreign token: %s", i+1, b)
+		}
+	}
+	if len(u.bodies) != 2 || !strings.Contains(string(u.bodies[1]), `"again"`) {
+		t.Fatalf("upstream requests: %q", u.bodies)
+	}
+}

@@ -23,10 +23,15 @@ type Frame struct {
 	Stream   []byte // the raw stream value
 	Prewarm  bool   // generate:false
 	Metadata []byte // the raw client_metadata object
+	// Tagged is false when no string value in the frame starts with
+	// codec.OriginTagPrefix.
+	Tagged bool
 }
 
-// frameMembers are the top-level members the transport acts on.
-var frameMembers = [...]string{"type", "model", "previous_response_id", "input", "stream", "generate", "client_metadata"}
+// frameMembers are the top-level members the transport acts on, then the
+// rest of codec.RoutedMembers: a frame that names one of them twice is
+// refused, so its body names each once.
+var frameMembers = [...]string{"type", "model", "previous_response_id", "input", "stream", "generate", "client_metadata", "metadata", "prompt_cache_key"}
 
 // FrameVals holds a frame's values of the members ParseFrame reads
 // (scratch the caller owns, so that parsing allocates nothing).
@@ -41,9 +46,11 @@ type FrameVals = [len(frameMembers)][]byte
 // frame invalid: the transport must not act on one value while the
 // upstream reads another.
 func ParseFrame(b []byte, vals *FrameVals) (f Frame, ok bool) {
-	if dup, ok := codec.ValidShapeTop(b, frameMembers[:], vals[:]); !ok || dup >= 0 {
+	dup, tagged, ok := codec.ValidShapeTopTagged(b, frameMembers[:], vals[:])
+	if !ok || dup >= 0 {
 		return f, false
 	}
+	f.Tagged = tagged
 	f.Type = codec.StrContent(vals[0])
 	f.Model = vals[1]
 	f.Prev = vals[2]
@@ -129,10 +136,16 @@ type headerOut struct {
 // ready; each AppendBody starts over and reuses its buffers.
 type FrameExpansion struct {
 	InStart, InEnd int // the input array's elements (no brackets) in the body
-	headers        [maxHeaders]headerOut
-	nhdr           int
-	scratch        [maxHeaders][64]byte // header names built from metadata keys
-	vals           []byte               // header values, unescaped
+	// Routed holds where the value of each of codec.RoutedMembers lies in
+	// the body (start, end; both 0 when absent). It is meaningful only
+	// when RoutedOK: a member name with an escape or a non-ASCII byte is
+	// not compared here (the server reads such a body itself).
+	Routed   [len(codec.RoutedMembers)][2]int
+	RoutedOK bool
+	headers  [maxHeaders]headerOut
+	nhdr     int
+	scratch  [maxHeaders][64]byte // header names built from metadata keys
+	vals     []byte               // header values, unescaped
 }
 
 // Headers returns how many headers the last expanded frame asks for.
@@ -156,6 +169,7 @@ const maxHeaders = 8
 func (e *FrameExpansion) AppendBody(dst, b, prevIn, prevOut []byte) []byte {
 	e.nhdr = 0
 	e.vals = e.vals[:0]
+	e.Routed, e.RoutedOK = [len(codec.RoutedMembers)][2]int{}, true
 	dst = append(dst, '{')
 	start := len(dst)
 	sawInput, sawStream := false, false
@@ -174,7 +188,7 @@ func (e *FrameExpansion) AppendBody(dst, b, prevIn, prevOut []byte) []byte {
 			dst = e.appendInput(dst, prevIn, prevOut, v)
 		case string(k) == "stream" && !sawStream:
 			sawStream = true
-			dst = append(dst, `"stream":true`...)
+			dst = e.appendStream(dst)
 		case string(k) == "client_metadata" && codec.IsObject(v):
 			dst = append(dst, `"client_metadata":`...)
 			dst = e.appendMetadata(dst, v)
@@ -182,6 +196,7 @@ func (e *FrameExpansion) AppendBody(dst, b, prevIn, prevOut []byte) []byte {
 			dst = append(dst, '"')
 			dst = append(dst, k...)
 			dst = append(dst, `":`...)
+			e.noteRouted(k, len(dst), len(v))
 			dst = append(dst, v...)
 		}
 	}
@@ -195,9 +210,42 @@ func (e *FrameExpansion) AppendBody(dst, b, prevIn, prevOut []byte) []byte {
 		if len(dst) > start {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `"stream":true`...)
+		dst = e.appendStream(dst)
 	}
 	return append(dst, '}')
+}
+
+// appendStream appends "stream":true, and notes where its value lies.
+func (e *FrameExpansion) appendStream(dst []byte) []byte {
+	dst = append(dst, `"stream":`...)
+	e.noteRouted([]byte("stream"), len(dst), len("true"))
+	return append(dst, "true"...)
+}
+
+// noteRouted notes that the value of the member named key (raw) is copied
+// to the body at [at, at+n), when key is one of codec.RoutedMembers.
+// Names are compared as they are: one with an escape or a non-ASCII byte
+// makes Routed unusable. (ParseFrame refused a routed member named twice,
+// even up to case, so the first exact one is the only one.)
+func (e *FrameExpansion) noteRouted(key []byte, at, n int) {
+	if bytes.IndexByte(key, '\\') >= 0 || !isASCII(key) {
+		e.RoutedOK = false
+		return
+	}
+	for i, name := range codec.RoutedMembers {
+		if string(key) == name && e.Routed[i] == [2]int{} {
+			e.Routed[i] = [2]int{at, at + n}
+		}
+	}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *FrameExpansion) appendInput(dst, prevIn, prevOut, input []byte) []byte {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"slipstream/codec"
 )
 
 // TestExpandInPlace: a frame that does not chain, expanded within its own
@@ -167,6 +169,9 @@ func FuzzAppendBody(f *testing.F) {
 	f.Add([]byte(`{"type":"response.create","model":"m","input":[{"a":1}],"client_metadata":{"ws_request_header_x":"1"}}`), []byte(`{"p":1}`))
 	f.Add([]byte(`{"input":"hi","stream":false}`), []byte(``))
 	f.Add([]byte(`{"input":[ ],"previous_response_id":"r"}`), []byte(`{"p":1},{"q":[2]}`))
+	f.Add([]byte(`{"model":"gpt-5","metadata":{"a":"b"},"prompt_cache_key":"k","stream":false,"input":["SsOrx"]}`), []byte(`{"s":"SsOry"}`))
+	f.Add([]byte(`{"Model":"a","model":"b"}`), []byte(``))
+	f.Add([]byte(`{"mod\u0065l":"a"}`), []byte(``))
 	f.Fuzz(func(t *testing.T, frame, prevIn []byte) {
 		if !json.Valid(frame) || len(frame) == 0 || frame[0] != '{' {
 			return
@@ -183,5 +188,36 @@ func FuzzAppendBody(f *testing.F) {
 		if !json.Valid(items) {
 			t.Fatalf("input span %s is not a list of items", items)
 		}
+		checkRouted(t, &e, frame, prevIn, got)
 	})
+}
+
+// checkRouted: for a frame ParseFrame accepts, what the expansion reports
+// of its body is what the server's own pass over the body would find:
+// the routed members' values, no member named twice, and a tag only
+// where the frame or the transcript may hold one.
+func checkRouted(t *testing.T, e *FrameExpansion, frame, prevIn, body []byte) {
+	t.Helper()
+	var fv FrameVals
+	f, ok := ParseFrame(frame, &fv)
+	if !ok || !e.RoutedOK {
+		return
+	}
+	var want [len(codec.RoutedMembers)][]byte
+	dup, tagged, ok := codec.ValidShapeTopTagged(body, codec.RoutedMembers[:], want[:])
+	if !ok || dup >= 0 {
+		t.Fatalf("body %s of an accepted frame: valid %v, dup %d", body, ok, dup)
+	}
+	for i, r := range e.Routed {
+		var got []byte
+		if r != [2]int{} {
+			got = body[r[0]:r[1]]
+		}
+		if string(got) != string(want[i]) || (got == nil) != (want[i] == nil) {
+			t.Fatalf("%s in %s: expansion says %q, the body holds %q", codec.RoutedMembers[i], body, got, want[i])
+		}
+	}
+	if tagged && !f.Tagged && !codec.MayHoldOriginTag(prevIn) {
+		t.Fatalf("body %s holds a tag neither the frame nor the transcript reported", body)
+	}
 }

@@ -65,6 +65,7 @@ func (c *conn) handle(b []byte, binary bool) {
 		return
 	}
 	chained := f.PrevID != nil
+	tagged := f.Tagged || chained && prev.tagged
 	if !chained && !c.frag {
 		c.expandInPlace(b, f.Grows())
 	} else {
@@ -74,6 +75,7 @@ func (c *conn) handle(b []byte, binary bool) {
 		prev.release()
 		c.releaseFrame() // before the handler admits the body
 	}
+	c.noteChecked(tagged)
 	if int64(len(c.body.B)) > c.t.cfg().MaxFrame {
 		c.releaseBody()
 		if c.t.logging() {
@@ -83,6 +85,14 @@ func (c *conn) handle(b []byte, binary bool) {
 		return
 	}
 	c.serveTurn(chained, len(b))
+}
+
+// noteChecked records what the expansion knows of c.body, for the
+// server (turnSink.Checked). tagged is whether the frame or the
+// transcript it continues may hold an origin tag.
+func (c *conn) noteChecked(tagged bool) {
+	c.checked = Checked{Routed: c.exp.Routed, Tagged: tagged, Size: len(c.body.B)}
+	c.checkedOK = c.exp.RoutedOK
 }
 
 // expandInPlace expands frame b, a view into c.in, into the body within
@@ -119,7 +129,7 @@ func (c *conn) prewarm(f *openai.Frame) {
 		c.setGone()
 		return
 	}
-	t := transcript{body: pool.Get(len(f.Input) + 64)}
+	t := transcript{body: pool.Get(len(f.Input) + 64), tagged: f.Tagged}
 	t.body.B = openai.AppendItems(t.body.B[:0], f.Input)
 	t.inEnd = len(t.body.B)
 	t.idLen = copy(t.id[:], id)
@@ -176,6 +186,7 @@ func (c *conn) serveTurn(chained bool, frameSize int) {
 func (c *conn) releaseBody() {
 	pool.Put(c.body)
 	c.body = nil
+	c.checkedOK = false
 	pool.Put(c.out)
 	c.out = nil
 }
@@ -275,6 +286,7 @@ func (c *conn) noteCompleted(r *relayState, data []byte) {
 // (its input items) and the response's output items.
 func (c *conn) keep(r *relayState) {
 	t := transcript{body: c.body, inStart: c.exp.InStart, inEnd: c.exp.InEnd, out: c.out}
+	t.tagged = c.checked.Tagged || !c.checkedOK || c.out != nil && codec.MayHoldOriginTag(c.out.B)
 	t.idLen = copy(t.id[:], r.id[:r.idLen])
 	c.body, c.out = nil, nil
 	c.t.store.put(c, t)

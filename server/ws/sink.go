@@ -3,6 +3,7 @@ package ws
 import (
 	"bytes"
 
+	"slipstream/codec"
 	"slipstream/codec/sse"
 )
 
@@ -24,6 +25,24 @@ type Sink interface {
 	// Gone is closed when the client has left (or the connection is shut
 	// down).
 	Gone() <-chan struct{}
+	// Checked describes the body the transport built for this turn, or is
+	// nil when the server must read the body itself.
+	Checked() *Checked
+}
+
+// Checked is what the transport knows of the body it built for a turn.
+// The body is one JSON object by construction: ParseFrame checked the
+// frame's shape and that it names no routed member twice, and every
+// transcript item it carries was checked as it entered (a frame's input,
+// or output events the server relayed). Routed[i] is where the value of
+// codec.RoutedMembers[i] lies in the body (start, end; zero when absent).
+// Tagged is false only when no string in the body can start with an
+// origin tag. Size is the body's length, for the server to make sure it
+// reads the same bytes.
+type Checked struct {
+	Routed [len(codec.RoutedMembers)][2]int
+	Tagged bool
+	Size   int
 }
 
 // Stream is a streamed response the Handler prepared and did not run.
@@ -74,6 +93,13 @@ func (s *turnSink) Flush() bool {
 }
 
 func (s *turnSink) Gone() <-chan struct{} { return s.c.gone }
+
+func (s *turnSink) Checked() *Checked {
+	if !s.c.checkedOK {
+		return nil
+	}
+	return &s.c.checked
+}
 
 // ok reports whether the client is still there: no write failed and it
 // was not seen leaving.

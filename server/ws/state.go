@@ -18,6 +18,7 @@ type transcript struct {
 	out            *pool.Buffer
 	id             [64]byte
 	idLen          int
+	tagged         bool // its items may hold an origin tag (codec.MayHoldOriginTag)
 }
 
 // items returns the transcript's input items and output items.
