@@ -52,7 +52,8 @@ type Stream struct {
 	prefix, msg []byte
 
 	estimate Estimator // nil: no usage fill-in
-	output   int64
+	output   int64     // tokens counted in the relayed text so far
+	pending  []byte    // relayed text not counted yet (at most countBatch bytes)
 
 	// Replay-token tagging (origin.go).
 	tagBuf   []byte
@@ -134,6 +135,7 @@ func (s *Stream) reset() {
 		s.msg = nil
 	}
 	s.estimate, s.output = nil, 0
+	s.pending = s.pending[:0]
 	s.tagged, s.tagBlock = false, 0
 	if cap(s.tagBuf) > 64<<10 {
 		s.tagBuf = nil
@@ -150,7 +152,8 @@ func (s *Stream) reset() {
 // EventEnd, the Stream inserts an EventUsage{Estimated: true} whose Input
 // is e.InputTokens() (asked only then, so a request whose upstream reports
 // usage is never counted) and whose Output is e.Count over the text,
-// thinking and tool-argument deltas relayed while no usage was known. Call
+// thinking and tool-argument deltas relayed while no usage was known
+// (joined, and counted in batches of up to countBatch bytes). Call
 // it before the first Append; e is borrowed until ReleaseStream.
 func (s *Stream) SetEstimate(e Estimator) { s.estimate = e }
 
@@ -286,6 +289,7 @@ func (s *Stream) emitEvents(dst []byte, evs []codec.Event) []byte {
 		}
 		s.observe(ev)
 		if ev.Kind == codec.EventEnd && s.estimate != nil && !s.usage.Known {
+			s.countPending()
 			dst = s.appendEstimate(dst)
 		}
 		dst = s.enc.Append(dst, ev)
@@ -302,8 +306,34 @@ func (s *Stream) observe(ev *codec.Event) {
 		s.failure, s.hasFailure = ev.Err, true
 	case codec.EventText, codec.EventThinking, codec.EventToolArgs:
 		if s.estimate != nil && !s.usage.Known && len(ev.Text) > 0 {
-			s.output += int64(s.estimate.Count(ev.Text))
+			s.pend(ev.Text)
 		}
+	}
+}
+
+// countBatch is how much relayed text a Stream keeps before it counts it.
+// Most upstreams report usage at the end of the stream: a short answer is
+// then never counted, and a long one in few calls instead of one per
+// delta.
+const countBatch = 4 << 10
+
+// pend adds text to what is counted if the upstream reports no usage.
+func (s *Stream) pend(text []byte) {
+	if len(s.pending)+len(text) > countBatch {
+		s.countPending()
+		if len(text) > countBatch {
+			s.output += int64(s.estimate.Count(text))
+			return
+		}
+	}
+	s.pending = append(s.pending, text...)
+}
+
+// countPending counts the text pend kept.
+func (s *Stream) countPending() {
+	if len(s.pending) > 0 {
+		s.output += int64(s.estimate.Count(s.pending))
+		s.pending = s.pending[:0]
 	}
 }
 

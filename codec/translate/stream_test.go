@@ -2,6 +2,7 @@ package translate
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"slipstream/codec"
@@ -152,6 +153,50 @@ func TestStreamEvents(t *testing.T) {
 	// Nothing after the terminal event.
 	f("start text=a finish end text=b", nil, false, "start;text:a;finish;end;", none)
 	f("start error=boom text=b", nil, false, "start;error:boom;", none)
+}
+
+// callCounter counts one token per byte, and how often it was asked.
+type callCounter struct{ calls, bytes int }
+
+func (c *callCounter) Count(text []byte) int { c.calls++; c.bytes += len(text); return len(text) }
+func (c *callCounter) InputTokens() int64    { return 1 }
+
+// TestStreamCountsOnlyWhenNeeded: the output text of a stream whose
+// upstream reports usage is not counted while it is short, and a long
+// one is counted in batches, never per delta; without usage the
+// estimate covers every byte relayed.
+func TestStreamCountsOnlyWhenNeeded(t *testing.T) {
+	run := func(usage bool, deltas int) *callCounter {
+		c := new(callCounter)
+		s := fakeStream(false)
+		s.SetEstimate(c)
+		evs := "start"
+		for range deltas {
+			evs += " text=" + strings.Repeat("x", 100)
+		}
+		if usage {
+			evs += " usage=abc"
+		}
+		evs += " finish end"
+		for _, ev := range splitEvents(evs) {
+			if _, err := s.AppendEvent(nil, []byte(ev[0]), []byte(ev[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !usage && s.Usage().Output != int64(100*deltas) {
+			t.Fatalf("%d deltas without usage: estimated output %d, want %d", deltas, s.Usage().Output, 100*deltas)
+		}
+		return c
+	}
+	if c := run(true, 20); c.calls != 0 {
+		t.Errorf("a short stream with usage was counted %d times", c.calls)
+	}
+	if c := run(true, 200); c.calls == 0 || c.calls > 200*100/countBatch {
+		t.Errorf("a long stream with usage was counted %d times for %d bytes", c.calls, c.bytes)
+	}
+	if c := run(false, 200); c.calls > 200*100/countBatch+1 {
+		t.Errorf("a long stream without usage was counted %d times", c.calls)
+	}
 }
 
 func TestStreamAppendError(t *testing.T) {
