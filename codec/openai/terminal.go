@@ -104,9 +104,18 @@ func (t *ResponsesTail) Begin(model []byte, created int64) {
 }
 
 // Observe notes one relayed event; the terminal event's response carries
-// the usage. It walks the event's top-level members once (a raw view, no
-// gjson scan per event).
+// the usage. It walks the event's top-level members (a raw view, no gjson
+// scan per event) and stops once it has what it reads: the
+// sequence_number, and the response of a created or terminal event.
 func (t *ResponsesTail) Observe(name, data []byte) {
+	terminal, created := false, false
+	switch string(name) {
+	case "response.completed", "response.incomplete", "response.failed":
+		t.done, terminal = true, true
+	case "response.created":
+		t.started, created = true, true
+	}
+	wantResp := terminal || created
 	var resp, seq []byte
 	m := codec.ObjectMembers(data)
 	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
@@ -120,17 +129,20 @@ func (t *ResponsesTail) Observe(name, data []byte) {
 				resp = v
 			}
 		}
-	}
-	switch string(name) {
-	case "response.completed", "response.incomplete", "response.failed":
-		t.done = true
-		t.usage = responsesUsage(codec.Member(resp, "usage"))
-	case "response.created":
-		t.started = true
-		t.noteCreated(resp)
+		if seq != nil && (resp != nil || !wantResp) {
+			break
+		}
 	}
 	if seq != nil {
 		t.seq = codec.IntValue(seq)
+	}
+	if resp == nil {
+		return
+	}
+	if terminal {
+		t.usage = responsesUsage(codec.Member(resp, "usage"))
+	} else {
+		t.noteCreated(resp)
 	}
 }
 
