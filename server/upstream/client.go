@@ -87,10 +87,6 @@ func newFasthttp(d *dialer, o *Options) *fasthttp.Client {
 		DisablePathNormalizing:        true,
 		MaxConnWaitTimeout:            o.Connect,
 		ReadBufferSize:                8 << 10, // response headers; bodies stream past it
-		// A request's head and a body up to about 16 KB leave in one
-		// write (the 4 KB default took two for a 10 KB prompt). The
-		// writer is pooled and held only while a request is written.
-		WriteBufferSize: 16 << 10,
 	}
 }
 
