@@ -224,17 +224,25 @@ func (e *FrameExpansion) appendStream(dst []byte) []byte {
 
 // noteRouted notes that the value of the member named key (raw) is copied
 // to the body at [at, at+n), when key is one of codec.RoutedMembers.
-// Names are compared as they are: one with an escape or a non-ASCII byte
-// makes Routed unusable. (ParseFrame refused a routed member named twice,
-// even up to case, so the first exact one is the only one.)
+// Names are compared as they are: one with an escape or a non-ASCII byte,
+// or one equal to a routed member's but for case, makes Routed unusable.
+// (ParseFrame refused a routed member named twice, even up to case, so
+// the first exact one is the only one.)
 func (e *FrameExpansion) noteRouted(key []byte, at, n int) {
 	if bytes.IndexByte(key, '\\') >= 0 || !isASCII(key) {
 		e.RoutedOK = false
 		return
 	}
 	for i, name := range codec.RoutedMembers {
-		if string(key) == name && e.Routed[i] == [2]int{} {
-			e.Routed[i] = [2]int{at, at + n}
+		switch {
+		case string(key) == name:
+			if e.Routed[i] == [2]int{} {
+				e.Routed[i] = [2]int{at, at + n}
+			}
+		case bytes.EqualFold(key, []byte(name)):
+			// "Stream" beside the "stream" the expansion writes: the
+			// server's own pass refuses such a body.
+			e.RoutedOK = false
 		}
 	}
 }

@@ -172,6 +172,7 @@ func FuzzAppendBody(f *testing.F) {
 	f.Add([]byte(`{"model":"gpt-5","metadata":{"a":"b"},"prompt_cache_key":"k","stream":false,"input":["SsOrx"]}`), []byte(`{"s":"SsOry"}`))
 	f.Add([]byte(`{"Model":"a","model":"b"}`), []byte(``))
 	f.Add([]byte(`{"mod\u0065l":"a"}`), []byte(``))
+	f.Add([]byte(`{"Stream":false,"input":[]}`), []byte(``))
 	f.Fuzz(func(t *testing.T, frame, prevIn []byte) {
 		if !json.Valid(frame) || len(frame) == 0 || frame[0] != '{' {
 			return
