@@ -160,6 +160,14 @@ func escapedOrWide(key []byte) bool {
 	return false
 }
 
+// MemberIs reports whether the raw member name key (escaped content, no
+// quotes) names k exactly, and whether it does ignoring case, as
+// ValidShapeTop compares names: after unescaping, a name equal but for
+// case counting as another occurrence of k.
+func MemberIs(key []byte, k string) (exact, folded bool) {
+	return memberIs(key, k, escapedOrWide(key))
+}
+
 // memberIs reports whether the raw member name key names k exactly, and
 // whether it does ignoring case (folded is true when exact is). slow says
 // key has escapes or non-ASCII bytes (escapedOrWide).

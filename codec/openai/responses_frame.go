@@ -138,8 +138,8 @@ type FrameExpansion struct {
 	InStart, InEnd int // the input array's elements (no brackets) in the body
 	// Routed holds where the value of each of codec.RoutedMembers lies in
 	// the body (start, end; both 0 when absent). It is meaningful only
-	// when RoutedOK: a member name with an escape or a non-ASCII byte is
-	// not compared here (the server reads such a body itself).
+	// when RoutedOK (see noteRouted; otherwise the server reads the body
+	// itself).
 	Routed   [len(codec.RoutedMembers)][2]int
 	RoutedOK bool
 	headers  [maxHeaders]headerOut
@@ -224,36 +224,23 @@ func (e *FrameExpansion) appendStream(dst []byte) []byte {
 
 // noteRouted notes that the value of the member named key (raw) is copied
 // to the body at [at, at+n), when key is one of codec.RoutedMembers.
-// Names are compared as they are: one with an escape or a non-ASCII byte,
-// or one equal to a routed member's but for case, makes Routed unusable.
-// (ParseFrame refused a routed member named twice, even up to case, so
-// the first exact one is the only one.)
+// Names are compared as the server's own pass compares them
+// (codec.MemberIs). One equal to a routed member's but for case makes
+// Routed unusable: beside the "stream" the expansion writes, a "Stream"
+// is a member named twice, which that pass refuses. (ParseFrame refused a
+// routed member named twice, so the first exact one is the only one.)
 func (e *FrameExpansion) noteRouted(key []byte, at, n int) {
-	if bytes.IndexByte(key, '\\') >= 0 || !isASCII(key) {
-		e.RoutedOK = false
-		return
-	}
 	for i, name := range codec.RoutedMembers {
+		exact, folded := codec.MemberIs(key, name)
 		switch {
-		case string(key) == name:
+		case exact:
 			if e.Routed[i] == [2]int{} {
 				e.Routed[i] = [2]int{at, at + n}
 			}
-		case bytes.EqualFold(key, []byte(name)):
-			// "Stream" beside the "stream" the expansion writes: the
-			// server's own pass refuses such a body.
+		case folded:
 			e.RoutedOK = false
 		}
 	}
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func (e *FrameExpansion) appendInput(dst, prevIn, prevOut, input []byte) []byte {
