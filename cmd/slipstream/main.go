@@ -5,7 +5,7 @@
 //	slipstream health [-insecure] [URL]
 //	slipstream tokens [-encoding E] [-ids] [FILE]
 //	slipstream version
-//	slipstream help
+//	slipstream help [COMMAND]
 package main
 
 import (
@@ -48,7 +48,7 @@ var commands = []command{
 	{name: "login", args: "claude|codex|gemini|antigravity | import claude|codex [FILE]", doc: "sign in with a subscription account (browser or pasted redirect; codex also -device) and store it under accounts_dir; import takes the CLI's own stored login", flags: loginFlags, maxArgs: 16},
 	{name: "accounts", doc: "list the stored subscription accounts with their state (never a token)", flags: accountsFlags},
 	{name: "version", doc: "print the version"},
-	{name: "help", doc: "print this help"},
+	{name: "help", args: "[COMMAND]", doc: "print this help, or one command's", maxArgs: 1},
 }
 
 func serveFlags(fs *flag.FlagSet) {
@@ -90,21 +90,42 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(c.name+" "+synopsis(c)))
 		fmt.Fprintf(w, "      %s\n", c.doc)
-		if c.flags != nil {
-			fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-			c.flags(fs)
-			fs.SetOutput(w)
-			fs.VisitAll(func(f *flag.Flag) {
-				name, u := flag.UnquoteUsage(f)
-				fmt.Fprintf(w, "      %s\n          %s", strings.TrimSpace("-"+f.Name+" "+name), u)
-				if f.DefValue != "" && f.DefValue != "false" {
-					fmt.Fprintf(w, " (default %s)", f.DefValue)
-				}
-				fmt.Fprintln(w)
-			})
-		}
+		writeFlags(w, c, "      ")
 	}
-	fmt.Fprintln(w, "\nenvironment: SLIPSTREAM_LISTEN overrides listen; ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY feed the built-in default config; GOMEMLIMIT bounds memory (and sets the default limits.max_bytes_in_flight).")
+	fmt.Fprintln(w, "\n"+environment+"\n\nslipstream help COMMAND (or slipstream COMMAND -h) prints one command's help.")
+}
+
+// environment is the help's paragraph on environment variables.
+const environment = "environment: SLIPSTREAM_LISTEN overrides listen; ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY feed the built-in default config; GOMEMLIMIT bounds memory (and sets the default limits.max_bytes_in_flight)."
+
+// commandUsage writes one command's help: its synopsis, what it does and
+// its flags.
+func commandUsage(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: slipstream %s\n\n%s\n", strings.TrimSpace(c.name+" "+synopsis(*c)), c.doc)
+	if c.flags != nil {
+		fmt.Fprintln(w, "\nflags:")
+		writeFlags(w, *c, "  ")
+	}
+	if c.name == "serve" {
+		fmt.Fprintln(w, "\n"+environment)
+	}
+}
+
+// writeFlags lists c's flags, each line indented by indent.
+func writeFlags(w io.Writer, c command, indent string) {
+	if c.flags == nil {
+		return
+	}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, u := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "%s%s\n%s    %s", indent, strings.TrimSpace("-"+f.Name+" "+name), indent, u)
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }
 
 func synopsis(c command) string {
@@ -128,7 +149,9 @@ func usageLine(c *command) string {
 
 // parse parses args for c. It returns the flag set and -1, or an exit code
 // when the command ends here (help asked: 0; bad usage: 2).
-func parse(c *command, args []string, stdout, stderr io.Writer) (*flag.FlagSet, int) {
+// A command asked for help (-h) prints its own help; with no command
+// named (explicit is false), the whole help.
+func parse(c *command, explicit bool, args []string, stdout, stderr io.Writer) (*flag.FlagSet, int) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	if c.flags != nil {
@@ -136,8 +159,11 @@ func parse(c *command, args []string, stdout, stderr io.Writer) (*flag.FlagSet, 
 	}
 	err := fs.Parse(args)
 	switch {
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, flag.ErrHelp) && (!explicit || c.name == "help"):
 		usage(stdout)
+		return nil, 0
+	case errors.Is(err, flag.ErrHelp):
+		commandUsage(stdout, c)
 		return nil, 0
 	case err != nil:
 		fmt.Fprintf(stderr, "slipstream %s: %v\n%s\n", c.name, err, usageLine(c))
@@ -150,16 +176,16 @@ func parse(c *command, args []string, stdout, stderr io.Writer) (*flag.FlagSet, 
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	name := "serve"
+	name, explicit := "serve", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
+		name, args, explicit = args[0], args[1:], true
 	}
 	c := lookupCommand(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "slipstream: unknown command %q\nusage: slipstream [serve|check|health|tokens|login|accounts|version|help] [flags]  (slipstream help for more)\n", name)
+		fmt.Fprintf(stderr, "slipstream: unknown command %q\n%s\n", name, commandsLine())
 		return 2
 	}
-	fs, code := parse(c, args, stdout, stderr)
+	fs, code := parse(c, explicit, args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -169,8 +195,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "slipstream", version)
 		return 0
 	case "help":
-		usage(stdout)
-		return 0
+		return runHelp(fs.Arg(0), stdout, stderr)
 	case "check":
 		return runCheck(str("config"), str("print") == "true", stdout, stderr)
 	case "tokens":
@@ -183,6 +208,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runAccounts(str("config"), str("accounts-dir"), stdout, stderr)
 	}
 	return runServe(str("config"), str("listen"), str("pprof"), stderr)
+}
+
+// runHelp prints the whole help, or the help of the command named.
+func runHelp(name string, stdout, stderr io.Writer) int {
+	if name == "" {
+		usage(stdout)
+		return 0
+	}
+	c := lookupCommand(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "slipstream help: unknown command %q\n%s\n", name, commandsLine())
+		return 2
+	}
+	commandUsage(stdout, c)
+	return 0
+}
+
+// commandsLine is the usage line naming every command.
+func commandsLine() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return "usage: slipstream [" + strings.Join(names, "|") + "] [flags]  (slipstream help for more)"
 }
 
 // loadConfig reads path, else ./slipstream.yaml when present, else the

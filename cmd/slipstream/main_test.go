@@ -47,10 +47,10 @@ func TestRunCommands(t *testing.T) {
 	f([]string{"tokens"}, "\t\n\t\nx", 0, "2")
 }
 
-// TestHelp: help, -h, -help and --help (also after a command) list every
-// command and every flag on stdout and exit 0.
+// TestHelp: help, -h, -help and --help list every command and every flag
+// on stdout and exit 0.
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"-h"}, {"-help"}, {"--help"}, {"check", "-h"}, {"tokens", "-help"}} {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"-help"}, {"--help"}, {"help", "-h"}} {
 		var out, errb bytes.Buffer
 		if code := run(args, nil, &out, &errb); code != 0 || errb.Len() != 0 {
 			t.Fatalf("%v: code %d, stderr %q", args, code, errb.String())
@@ -59,6 +59,38 @@ func TestHelp(t *testing.T) {
 			"-config", "-listen", "-pprof", "-print", "-insecure", "-encoding", "-ids", "SLIPSTREAM_LISTEN"} {
 			if !strings.Contains(out.String(), want) {
 				t.Fatalf("%v: help lacks %q:\n%s", args, want, out.String())
+			}
+		}
+	}
+}
+
+// TestCommandHelp: `slipstream CMD -h` and `slipstream help CMD` print that
+// command's own help: its usage line and flags, none of another command's.
+func TestCommandHelp(t *testing.T) {
+	cases := []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"check", "-h"}, []string{"usage: slipstream check", "-config", "-print"}, []string{"-listen", "-encoding", "tokens"}},
+		{[]string{"help", "check"}, []string{"usage: slipstream check", "-print"}, []string{"-listen", "-ids"}},
+		{[]string{"tokens", "-help"}, []string{"usage: slipstream tokens", "-encoding", "-ids"}, []string{"-config", "-print"}},
+		{[]string{"help", "health"}, []string{"usage: slipstream health", "-insecure"}, []string{"-print"}},
+		{[]string{"serve", "-h"}, []string{"usage: slipstream serve", "-listen", "SLIPSTREAM_LISTEN"}, []string{"-print", "-ids"}},
+		{[]string{"help", "version"}, []string{"usage: slipstream version", "print the version"}, []string{"-config"}},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		if code := run(c.args, nil, &out, &errb); code != 0 || errb.Len() != 0 {
+			t.Fatalf("%v: code %d, stderr %q", c.args, code, errb.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: help lacks %q:\n%s", c.args, w, out.String())
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(out.String(), n) {
+				t.Errorf("%v: help shows another command's %q:\n%s", c.args, n, out.String())
 			}
 		}
 	}
@@ -85,6 +117,8 @@ func TestUsageErrors(t *testing.T) {
 	f([]string{"health", "a", "b"}, `unexpected argument "b"`)
 	f([]string{"-bogus"}, "flag provided but not defined: -bogus")
 	f([]string{"check", "-listen", "x"}, "flag provided but not defined: -listen")
+	f([]string{"help", "nope"}, `unknown command "nope"`)
+	f([]string{"help", "check", "tokens"}, `unexpected argument "tokens"`)
 }
 
 // TestListenOverride: -listen and SLIPSTREAM_LISTEN replace the listen
