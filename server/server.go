@@ -123,6 +123,10 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		sh.logw = io.Discard
 	}
 	sh.log = log.New(sh.logw, "", log.LstdFlags|log.Lmicroseconds)
+	if cfg.Log.Format == "json" { // every line JSON, its time a field (logwriter.go)
+		sh.logw = JSONLines(sh.logw)
+		sh.log = log.New(sh.logw, "", 0)
+	}
 	if sh.metrics == nil {
 		sh.metrics = metrics.New()
 	}

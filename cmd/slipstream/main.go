@@ -289,6 +289,9 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: invalid configuration:\n%v\n", src, err)
 		return 1
 	}
+	if cfg.Log.Format == "json" {
+		stderr = server.JSONLines(stderr)
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(cfg.Limits.GCPercent)
 	}

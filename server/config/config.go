@@ -300,7 +300,11 @@ type Log struct {
 	// token, bytes, attempts and the cause of an upstream failure. Never a
 	// secret. Default false.
 	Access bool `yaml:"access"`
-	// Format of the access log: text (key=value, default) or json.
+	// Format of the log: text (default: key=value access lines, plain
+	// messages) or json (every line one JSON object: access lines, the
+	// start-up summary, reloads, upstream errors, TLS messages). The
+	// access log follows a reload; other lines keep the format read at
+	// start.
 	Format string `yaml:"format"`
 }
 
