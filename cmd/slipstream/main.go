@@ -2,7 +2,7 @@
 //
 //	slipstream [serve] [-config FILE] [-listen ADDR] [-pprof ADDR]
 //	slipstream check [-config FILE] [-print]
-//	slipstream health [-insecure] [URL]
+//	slipstream health [-config FILE] [-insecure] [URL]
 //	slipstream tokens [-encoding E] [-ids] [FILE]
 //	slipstream version
 //	slipstream help [COMMAND]
@@ -43,7 +43,7 @@ type command struct {
 var commands = []command{
 	{name: "serve", args: "", doc: "serve the configuration (the default when no command is given)", flags: serveFlags},
 	{name: "check", args: "", doc: "validate the configuration, print every problem with its line; -print shows the effective configuration", flags: checkFlags},
-	{name: "health", args: "[URL]", doc: "GET URL (default /readyz on $SLIPSTREAM_LISTEN's port, else http://127.0.0.1:8317/readyz); exit 0 when it answers 200 (for container health checks)", flags: healthFlags, maxArgs: 1},
+	{name: "health", args: "[URL]", doc: "GET URL (default /readyz of the configuration's listener, over https when it configures tls, trusting its cert_file); exit 0 when it answers 200 (for container health checks); an http URL a TLS-only listener refuses is asked over https", flags: healthFlags, maxArgs: 1},
 	{name: "tokens", args: "[FILE]", doc: "count the tokens of FILE or stdin", flags: tokensFlags, maxArgs: 1},
 	{name: "login", args: "claude|codex|gemini|antigravity | import claude|codex [FILE]", doc: "sign in with a subscription account (browser or pasted redirect; codex also -device) and store it under accounts_dir; import takes the CLI's own stored login", flags: loginFlags, maxArgs: 16},
 	{name: "accounts", doc: "list the stored subscription accounts with their state (never a token)", flags: accountsFlags},
@@ -63,6 +63,7 @@ func checkFlags(fs *flag.FlagSet) {
 }
 
 func healthFlags(fs *flag.FlagSet) {
+	configFlag(fs)
 	fs.Bool("insecure", false, "do not verify the server's TLS certificate (a self-signed one on loopback)")
 }
 
@@ -201,7 +202,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "tokens":
 		return runTokens(str("encoding"), str("ids") == "true", fs.Arg(0), stdin, stdout, stderr)
 	case "health":
-		return runHealth(fs.Arg(0), str("insecure") == "true", stdout, stderr)
+		return runHealth(fs.Arg(0), str("config"), str("insecure") == "true", stdout, stderr)
 	case "login":
 		return runLogin(fs, stdin, stdout, stderr)
 	case "accounts":

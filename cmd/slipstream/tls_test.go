@@ -147,8 +147,26 @@ func TestServeTLS(t *testing.T) {
 	if code := run([]string{"health", "https://" + addr + "/readyz"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "certificate") {
 		t.Fatalf("health must not trust a self-signed certificate: %d %s", code, errb.String())
 	}
-	if code := run([]string{"health", "http://" + addr + "/readyz"}, nil, &out, &errb); code != 1 {
-		t.Fatalf("plain HTTP to a TLS listener: %d", code)
+	errb.Reset()
+	if code := run([]string{"health", "http://" + addr + "/readyz"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "certificate") {
+		t.Fatalf("plain HTTP to a TLS listener is asked again over https, which must verify: %d %s", code, errb.String())
+	}
+	if code := run([]string{"health", "-insecure", "http://" + addr + "/readyz"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("an http URL to a TLS-only listener, -insecure: %d %s", code, errb.String())
+	}
+	// With no URL, the configuration says https and which certificate to
+	// trust, whatever names it carries.
+	out.Reset()
+	if code := run([]string{"health", "-config", path}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "https://"+addr+"/readyz ok") {
+		t.Fatalf("health -config of a TLS listener: %d %s %s", code, out.String(), errb.String())
+	}
+	other := t.TempDir()
+	c2, k2 := writeCert(t, other, 12)
+	path2 := filepath.Join(other, "s.yaml")
+	os.WriteFile(path2, []byte("listen: "+addr+"\ntls: {cert_file: "+c2+", key_file: "+k2+"}\nproviders:\n  - {name: m, kind: mock, models: [\"*\"]}\n"), 0o600)
+	errb.Reset()
+	if code := run([]string{"health", "-config", path2}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "not the one in tls.cert_file") {
+		t.Fatalf("a server with another certificate than cert_file's must fail: %d %s", code, errb.String())
 	}
 	time.Sleep(1100 * time.Millisecond) // past the reloader's check interval
 	writeCert(t, dir, 11)

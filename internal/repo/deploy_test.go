@@ -55,7 +55,7 @@ func TestDockerfileStaticBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"RUN make static", "USER nonroot", "HEALTHCHECK", `"health", "http://127.0.0.1:8317/readyz"`, "VOLUME", "/etc/slipstream/slipstream.yaml", "FROM gcr.io/distroless/static"} {
+	for _, want := range []string{"RUN make static", "USER nonroot", "HEALTHCHECK", `"health", "-config", "/etc/slipstream/slipstream.yaml"`, "VOLUME", "/etc/slipstream/slipstream.yaml", "FROM gcr.io/distroless/static"} {
 		if !strings.Contains(string(df), want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}
