@@ -88,7 +88,9 @@ func TestSystemdUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	unit := string(b)
-	for _, want := range []string{"DynamicUser=yes", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "CapabilityBoundingSet=\n", "LoadCredential=slipstream.yaml:"} {
+	for _, want := range []string{"User=slipstream", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "CapabilityBoundingSet=\n",
+		// The config read in place, so hot reload sees edits; SIGHUP on reload.
+		"-config /etc/slipstream/slipstream.yaml", "ExecReload=/bin/kill -HUP $MAINPID", "StateDirectory=slipstream"} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit lacks %q", want)
 		}
