@@ -20,6 +20,9 @@ import (
 	"slipstream/server/config"
 )
 
+// Ownership is checked strictly, as in the server's own tests.
+func init() { server.CheckOwnershipStrictly() }
+
 // Secrets that must never reach a log line, a client or the wrong side.
 const (
 	clientKey   = "sk-chaos-client-7f3a9c1e5b"

@@ -20,6 +20,9 @@ import (
 	"slipstream/server/config"
 )
 
+// Ownership is checked strictly, as in the server's own tests.
+func init() { server.CheckOwnershipStrictly() }
+
 // The key every fuzz request uses. It may use only models named fz-*-ok;
 // each upstream dialect serves fz-<dialect>-*.
 const (

@@ -3,7 +3,6 @@ package server
 import (
 	"runtime/debug"
 	"sync/atomic"
-	"testing"
 )
 
 // Ownership of an exchange is checked, not only documented. Each lease
@@ -56,7 +55,13 @@ var errStaleOwner error = staleOwner{}
 // strictOwnership makes a broken ownership invariant panic where it is
 // found, in tests and -race builds; production counts it (staleReleases,
 // doubleReleases) and logs it, and keeps serving.
-var strictOwnership = testing.Testing() || raceBuild
+// Tests turn it on with CheckOwnershipStrictly: importing testing here
+// would link the testing package, and its init, into the binary.
+var strictOwnership = raceBuild
+
+// CheckOwnershipStrictly makes a broken ownership invariant panic where it
+// is found, for tests that drive a server (call it from the test's init).
+func CheckOwnershipStrictly() { strictOwnership = true }
 
 // releaseOnce is release for the owners that run outside the handler's
 // call (body streams) and for the handler itself: a broken invariant there
