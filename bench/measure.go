@@ -69,17 +69,23 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 	case "revproxy":
 		return StartReverseProxy(e.SelfExe, e.Stub.URL(), e.Opts.Pin)
 	case "slipstream":
-		addr, err := FreeAddr()
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := WriteConfig(e.TmpDir, addr, e.Stub.URL(), lim)
-		if err != nil {
-			return nil, err
-		}
-		return StartSlipstream(e.Slipstream, cfg, addr, env, e.Opts.Pin)
+		return e.startSlipstream(e.Stub.URL(), lim, env...)
 	}
 	return nil, fmt.Errorf("cannot start target %q: unknown", target)
+}
+
+// startSlipstream starts slipstream on a generated config whose providers
+// point at stubURL.
+func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (*Proc, error) {
+	addr, err := FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := WriteConfig(e.TmpDir, addr, stubURL, lim)
+	if err != nil {
+		return nil, err
+	}
+	return StartSlipstream(e.Slipstream, cfg, addr, env, e.Opts.Pin)
 }
 
 // loadCase is one fixed-request load measurement.

@@ -39,8 +39,12 @@ type Row struct {
 	PeakRSSMB       float64 `json:"peak_rss_mb,omitempty"` // max of sampled VmRSS and VmHWM during the case
 	RestRSSMB       float64 `json:"rest_rss_mb,omitempty"`
 	BudgetMB        float64 `json:"budget_mb,omitempty"`
-	ReadyMs         float64 `json:"ready_ms,omitempty"`
-	Note            string  `json:"note,omitempty"`
+	// PerStreamKB is the memory one live stream holds: peak RSS above
+	// idle over the streams alive together (the live workload).
+	PerStreamKB float64 `json:"per_stream_kb,omitempty"`
+	BudgetKB    float64 `json:"budget_kb,omitempty"`
+	ReadyMs     float64 `json:"ready_ms,omitempty"`
+	Note        string  `json:"note,omitempty"`
 	// Profile lists the proxy's top symbols by self CPU from an extra run
 	// under perf, e.g. "gjson.validstring 73.8%" (slipstream rows only).
 	Profile []string `json:"profile,omitempty"`
@@ -155,6 +159,8 @@ var columns = []column{
 	{"peak RSS MB", num(func(r *Row) float64 { return r.PeakRSSMB }, 1)},
 	{"rest RSS MB", num(func(r *Row) float64 { return r.RestRSSMB }, 1)},
 	{"budget MB", num(func(r *Row) float64 { return r.BudgetMB }, 1)},
+	{"KB per stream", num(func(r *Row) float64 { return r.PerStreamKB }, 1)},
+	{"budget KB", num(func(r *Row) float64 { return r.BudgetKB }, 1)},
 	{"ready ms", num(func(r *Row) float64 { return r.ReadyMs }, 1)},
 	{"gate", func(r *Row) string {
 		if r.Failed || r.Errors > 0 {

@@ -23,6 +23,7 @@ var Workloads = []Workload{
 	{"fieldmix", runFieldmix},
 	{"startup", runStartup},
 	{"ws", runWS},
+	{"live", runLive},
 }
 
 // Sizes of the generated bodies.
