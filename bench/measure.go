@@ -152,6 +152,7 @@ func (e *Env) measure(ctx context.Context, target string, lc loadCase) Row {
 	row.PeakRSSMB = mb(max(peak, last.HWM))
 	if target == "slipstream" {
 		row.Profile = e.profile(ctx, p, lc)
+		row.SyscallsPerReq, row.SyscallMix = e.syscalls(ctx, p, lc)
 	}
 	e.closeTarget(p, &row, serr)
 	e.logf("%-10s %-28s %-10s c=%-3d %8.0f req/s p50 %.3f ms cpu %.0f us/req err %d %s",

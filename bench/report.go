@@ -42,9 +42,13 @@ type Row struct {
 	// PerStreamKB is the memory one live stream holds: peak RSS above
 	// idle over the streams alive together (the live workload).
 	PerStreamKB float64 `json:"per_stream_kb,omitempty"`
-	BudgetKB    float64 `json:"budget_kb,omitempty"`
-	ReadyMs     float64 `json:"ready_ms,omitempty"`
-	Note        string  `json:"note,omitempty"`
+	// SyscallsPerReq is the proxy's system calls per request, from an
+	// extra run under perf stat; SyscallMix the main ones per request.
+	SyscallsPerReq float64 `json:"syscalls_per_req,omitempty"`
+	SyscallMix     string  `json:"syscall_mix,omitempty"`
+	BudgetKB       float64 `json:"budget_kb,omitempty"`
+	ReadyMs        float64 `json:"ready_ms,omitempty"`
+	Note           string  `json:"note,omitempty"`
 	// Profile lists the proxy's top symbols by self CPU from an extra run
 	// under perf, e.g. "gjson.validstring 73.8%" (slipstream rows only).
 	Profile []string `json:"profile,omitempty"`
@@ -159,6 +163,7 @@ var columns = []column{
 	{"peak RSS MB", num(func(r *Row) float64 { return r.PeakRSSMB }, 1)},
 	{"rest RSS MB", num(func(r *Row) float64 { return r.RestRSSMB }, 1)},
 	{"budget MB", num(func(r *Row) float64 { return r.BudgetMB }, 1)},
+	{"syscalls/req", num(func(r *Row) float64 { return r.SyscallsPerReq }, 1)},
 	{"KB per stream", num(func(r *Row) float64 { return r.PerStreamKB }, 1)},
 	{"budget KB", num(func(r *Row) float64 { return r.BudgetKB }, 1)},
 	{"ready ms", num(func(r *Row) float64 { return r.ReadyMs }, 1)},
@@ -169,6 +174,7 @@ var columns = []column{
 		return ""
 	}},
 	{"note", func(r *Row) string { return r.Note }},
+	{"syscalls per request", func(r *Row) string { return r.SyscallMix }},
 }
 
 // WriteMarkdown writes one table per workload (columns that are blank in

@@ -75,7 +75,7 @@ func parseFlags() *flags {
 	flag.DurationVar(&f.rest, "rest", 20*time.Second, "fieldmix rest after every 160 turns")
 	flag.IntVar(&f.runs, "runs", 3, "runs per case; the median is reported")
 	flag.BoolVar(&f.noPin, "no-pin", false, "do not pin processes with taskset")
-	flag.BoolVar(&f.noPerf, "no-perf", false, "do not profile slipstream with perf (default: profile when perf is installed)")
+	flag.BoolVar(&f.noPerf, "no-perf", false, "do not profile slipstream or count its system calls with perf (default: both when perf is installed)")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write the harness's own CPU profile (stub + load generator) to this file")
 	flag.Parse()
 	return f
