@@ -38,7 +38,7 @@ func (x *exchange) readBody() error {
 	max := x.s.cfg.Limits.MaxBodyBytes.N()
 	n := ctx.Request.Header.ContentLength()
 	if n < 0 {
-		return x.readChunked(r, max)
+		return x.readChunked(ctx, r, max)
 	}
 	if int64(n) > max {
 		return errBodyTooLarge
@@ -49,11 +49,20 @@ func (x *exchange) readBody() error {
 		return err
 	}
 	x.body = b
+	dropPrefetch(ctx)
 	return nil
 }
 
+// dropPrefetch lets fasthttp's own copy of the body's first bytes go once
+// the body is read: fasthttp reads up to 8 KiB of it into a buffer of its
+// pool before the handler runs, which the request would otherwise hold
+// until it ends, through the whole of a stream. ResetBody hands that
+// buffer to the finished body stream, which fasthttp pools as soon as the
+// handler returns.
+func dropPrefetch(ctx *fasthttp.RequestCtx) { ctx.Request.ResetBody() }
+
 // readChunked reads a body of unknown length, up to max bytes.
-func (x *exchange) readChunked(r io.Reader, max int64) error {
+func (x *exchange) readChunked(ctx *fasthttp.RequestCtx, r io.Reader, max int64) error {
 	x.reqBody = pool.Get(64 << 10)
 	if _, err := pool.ReadCapped(x.reqBody, r, int(min(max, math.MaxInt))); err == pool.ErrOverCap {
 		return errBodyTooLarge
@@ -61,5 +70,6 @@ func (x *exchange) readChunked(r io.Reader, max int64) error {
 		return err
 	}
 	x.body = x.reqBody.B
+	dropPrefetch(ctx)
 	return nil
 }

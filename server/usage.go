@@ -1,6 +1,8 @@
 package server
 
 import (
+	"sync"
+
 	"slipstream/codec"
 	"slipstream/codec/translate"
 )
@@ -19,15 +21,29 @@ const bodyTailSize = 8 << 10
 
 // bodyTail keeps the last bodyTailSize bytes of a body relayed verbatim,
 // in a ring. With a declared length, bytes before the last window are
-// skipped without copying.
+// skipped without copying. The ring is taken from tailRings on the first
+// byte kept and given back by reset, so only the exchanges relaying a
+// whole body hold one: a stream, which most requests in flight are,
+// never does.
 type bodyTail struct {
-	buf  [bodyTailSize]byte
-	seen int64 // bytes of the body seen so far
-	size int64 // the declared length, or -1
-	done bool  // the body was read to its end
+	buf  *[bodyTailSize]byte // nil until a byte is kept
+	seen int64               // bytes of the body seen so far
+	size int64               // the declared length, or -1
+	done bool                // the body was read to its end
 }
 
-func (t *bodyTail) reset(size int64) { t.seen, t.size, t.done = 0, size, false }
+// tailRings holds the rings of bodyTails not in use.
+var tailRings = sync.Pool{New: func() any { return new([bodyTailSize]byte) }}
+
+// reset forgets the body and gives the ring back; size is the next body's
+// declared length, or -1.
+func (t *bodyTail) reset(size int64) {
+	if t.buf != nil {
+		tailRings.Put(t.buf)
+		t.buf = nil
+	}
+	t.seen, t.size, t.done = 0, size, false
+}
 
 // write notes b, the next bytes of the body.
 func (t *bodyTail) write(b []byte) {
@@ -45,6 +61,9 @@ func (t *bodyTail) write(b []byte) {
 		t.seen += int64(len(b) - bodyTailSize)
 		b = b[len(b)-bodyTailSize:]
 	}
+	if len(b) > 0 && t.buf == nil {
+		t.buf = tailRings.Get().(*[bodyTailSize]byte)
+	}
 	for len(b) > 0 {
 		c := copy(t.buf[t.seen%bodyTailSize:], b)
 		b = b[c:]
@@ -58,11 +77,17 @@ func (t *bodyTail) whole() []byte {
 	if t.seen > bodyTailSize {
 		return nil
 	}
+	if t.buf == nil {
+		return []byte{}
+	}
 	return t.buf[:t.seen]
 }
 
 // appendTo appends the kept bytes in order.
 func (t *bodyTail) appendTo(dst []byte) []byte {
+	if t.buf == nil {
+		return dst
+	}
 	if t.seen <= bodyTailSize {
 		return append(dst, t.buf[:t.seen]...)
 	}
