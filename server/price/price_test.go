@@ -91,11 +91,11 @@ func TestLookup(t *testing.T) {
 			t.Fatalf("Lookup(%q) = %v %v, want input %d %v", model, p, found, want, ok)
 		}
 	}
-	f("gpt-4o", 1, true)               // an override wins
-	f("gpt-4o-2024-08-06", 1, true)    // its snapshots too
-	f("my-model", 2, true)             // a pattern adds
-	f("claude-sonnet-4-5", 3, true)    // an override pattern beats a built-in name
-	f("gpt-4o-mini", 150_000, true)    // the built-in table under them
+	f("gpt-4o", 1, true)            // an override wins
+	f("gpt-4o-2024-08-06", 1, true) // its snapshots too
+	f("my-model", 2, true)          // a pattern adds
+	f("claude-sonnet-4-5", 3, true) // an override pattern beats a built-in name
+	f("gpt-4o-mini", 150_000, true) // the built-in table under them
 	f("gemini-2.5-pro", 1_250_000, true)
 	f("gpt-4o-mini-2024-07-18", 150_000, true)
 	f("unknown-model", 0, false) // unpriced, not free
