@@ -10,6 +10,8 @@ import (
 
 	"slipstream/internal/redistest"
 	"slipstream/internal/testkit"
+	"slipstream/server/accounts"
+	"slipstream/server/config"
 	"slipstream/server/price"
 	"slipstream/server/store"
 )
@@ -244,4 +246,25 @@ func TestAppendUSD(t *testing.T) {
 	f(12e12, "12")
 	f(1_234_567_890_123_456, "1234.567890123456")
 	_ = price.Cost{}
+}
+
+// TestAccountCostIsAPIEquivalent: a request a subscription account served
+// costs what the API would have charged for its usage (Sonnet 4.5: 3 in
+// at $3, 1 out at $15), marked api_equivalent in the access log and in
+// slipstream_cost_usd_total.
+func TestAccountCostIsAPIEquivalent(t *testing.T) {
+	t.Parallel()
+	rig := newAccountRig(t, accounts.TypeClaude, "max1")
+	rig.startWith(config.KindClaudeAccount, "log: {access: true, format: json}", "")
+	if status, body := rig.claude(claudeCodeBody); status != 200 {
+		t.Fatalf("status %d body %s", status, body)
+	}
+	rig.logs.WaitFor(t, 5*time.Second, `"cost_kind":"api_equivalent"`)
+	if want := `"cost_usd":"` + usd(3*3_000_000+1*15_000_000) + `"`; !strings.Contains(rig.logs.String(), want) {
+		t.Fatalf("the access log lacks %s:\n%s", want, rig.logs.String())
+	}
+	m := scrape(t, rig.base+"/metrics", "")
+	if v := m[`slipstream_cost_usd_total{provider="acct",model="*",key="",kind="api_equivalent"}`]; v != 24e-6 {
+		t.Fatalf("api_equivalent cost %v: %v", v, m)
+	}
 }
