@@ -19,7 +19,7 @@ import (
 // Upstream answers with known usage, cache reads and writes and
 // reasoning included, one per dialect.
 const (
-	costAnthropic = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1000,"cache_creation_input_tokens":2000,"cache_read_input_tokens":5000,"output_tokens":400}}`
+	costAnthropic = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1000,"cache_creation_input_tokens":2000,"cache_read_input_tokens":5000,"cache_creation":{"ephemeral_5m_input_tokens":1500,"ephemeral_1h_input_tokens":500},"output_tokens":400}}`
 	costChat      = `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1200,"completion_tokens":300,"total_tokens":1500,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":100}}}`
 	costResponses = `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"id":"msg_1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"ok","annotations":[]}]}],"usage":{"input_tokens":5000,"input_tokens_details":{"cached_tokens":4096},"output_tokens":2000,"output_tokens_details":{"reasoning_tokens":1500},"total_tokens":7000}}`
 	costGemini    = `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":11500,"cachedContentTokenCount":10000,"candidatesTokenCount":1000,"thoughtsTokenCount":10000,"totalTokenCount":22500},"modelVersion":"g","responseId":"r1"}`
@@ -93,11 +93,11 @@ log: {access: true, format: json}
 			t.Fatalf("%s: cost_usd %v %v from %v, want %s %s: %v", path, line["cost_usd"], line["cost_kind"], line["provider"], want, kind, line)
 		}
 	}
-	// Anthropic input_tokens exclude the cache: 1000 fresh at $3, 2000
-	// written at $3.75, 5000 read at $0.30, 400 out at $15 (the alias's
-	// dated snapshot is Sonnet 4.5).
+	// Anthropic input_tokens exclude the cache: 1000 fresh at $3, 1500
+	// written for 5 minutes at $3.75 and 500 for an hour at $6, 5000 read
+	// at $0.30, 400 out at $15 (the alias's dated snapshot is Sonnet 4.5).
 	f("/v1/messages", `{"model":"smart","max_tokens":500,`+hi+`}`, "a",
-		1000*3_000_000+2000*3_750_000+5000*300_000+400*15_000_000, "api")
+		1000*3_000_000+1500*3_750_000+500*6_000_000+5000*300_000+400*15_000_000, "api")
 	// OpenAI prompt_tokens include the 1024 cached, completion_tokens the
 	// 100 reasoning; gpt-4o is overridden by prices: to $2 / $0.50 / $8.
 	f("/v1/chat/completions", `{"model":"gpt-4o-2024-08-06",`+hi+`}`, "c",

@@ -107,20 +107,23 @@ func (p *Price) Tier(prompt int64) *Rates {
 // convention: Input counts every prompt token, cache reads and writes
 // included, and Output every generated token, reasoning included; so
 // each token is charged once, at its kind's rate: fresh input
-// (Input - CacheRead - CacheWrite), cache reads, cache writes, visible
-// output (Output - Reasoning) and reasoning. Counts that contradict each
+// (Input - CacheRead - CacheWrite), cache reads, five-minute cache writes
+// (CacheWrite - CacheWrite1h), one-hour cache writes, visible output
+// (Output - Reasoning) and reasoning. Counts that contradict each
 // other (a part larger than its whole) are clamped, never charged twice.
 // The result saturates at math.MaxInt64 instead of overflowing.
 func (p *Price) Of(u *codec.Usage) int64 {
 	r := p.Tier(u.Input)
 	read := clamp(u.CacheRead, u.Input)
 	write := clamp(u.CacheWrite, u.Input-read)
+	hour := clamp(u.CacheWrite1h, write)
 	fresh := u.Input - read - write
 	think := clamp(u.Reasoning, u.Output)
 	visible := max(u.Output, 0) - think
 	sum := mul(fresh, r.Input)
 	sum = add(sum, mul(read, r.CacheRead))
-	sum = add(sum, mul(write, r.CacheWrite))
+	sum = add(sum, mul(write-hour, r.CacheWrite))
+	sum = add(sum, mul(hour, r.CacheWrite1h))
 	sum = add(sum, mul(visible, r.Output))
 	return add(sum, mul(think, r.Reasoning))
 }

@@ -27,6 +27,10 @@ func TestCostPerProvider(t *testing.T) {
 	// $0.30 + 400 out x $15 (100 of them thinking, also $15).
 	f("claude-sonnet-4-5-20250929", codec.Usage{Input: 8000, CacheWrite: 2000, CacheRead: 5000, Output: 400, Reasoning: 100},
 		1000*3_000_000+2000*3_750_000+5000*300_000+400*15_000_000)
+	// One-hour cache writes pay 2x input ($6 on Sonnet 4.5), the rest of
+	// the writes 1.25x.
+	f("claude-sonnet-4-5", codec.Usage{Input: 3000, CacheWrite: 2000, CacheWrite1h: 500, Output: 10},
+		1000*3_000_000+1500*3_750_000+500*6_000_000+10*15_000_000)
 	// Opus 4.5: $5 in, $6.25 write, $0.50 hit, $25 out.
 	f("claude-opus-4-5", codec.Usage{Input: 10, CacheWrite: 3, CacheRead: 4, Output: 7},
 		3*5_000_000+3*6_250_000+4*500_000+7*25_000_000)
@@ -60,7 +64,7 @@ func TestCostPerProvider(t *testing.T) {
 }
 
 func TestOfNeverChargesTwice(t *testing.T) {
-	p := Price{Rates: Rates{Input: 10, Output: 100, CacheRead: 1, CacheWrite: 20, Reasoning: 1000}}
+	p := Price{Rates: Rates{Input: 10, Output: 100, CacheRead: 1, CacheWrite: 20, CacheWrite1h: 30, Reasoning: 1000}}
 	f := func(u codec.Usage, want int64) {
 		t.Helper()
 		if got := p.Of(&u); got != want {
@@ -71,6 +75,7 @@ func TestOfNeverChargesTwice(t *testing.T) {
 	f(codec.Usage{Input: 10, CacheRead: 30}, 10*1)
 	f(codec.Usage{Input: 10, CacheRead: 4, CacheWrite: 30}, 4*1+6*20)
 	f(codec.Usage{Output: 5, Reasoning: 9}, 5*1000)
+	f(codec.Usage{Input: 10, CacheWrite: 4, CacheWrite1h: 9}, 6*10+4*30)
 	// Negative counts cost nothing.
 	f(codec.Usage{Input: -5, Output: -1}, 0)
 	// Overflow saturates.
