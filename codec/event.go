@@ -92,8 +92,8 @@ type Usage struct {
 	// priced above the default five-minute write.
 	CacheWrite1h int64
 	Output       int64
-	Reasoning  int64
-	Known      bool
+	Reasoning    int64
+	Known        bool
 	// Estimated marks counts slipstream computed locally because the
 	// upstream sent none.
 	Estimated bool
