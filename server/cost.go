@@ -45,7 +45,8 @@ func (x *exchange) billable() bool {
 	return x.rt != nil && x.rt.op == opGenerate && x.target.Provider != nil
 }
 
-// cost is what x cost. It allocates nothing.
+// cost is what x cost, for a billable x (an x that is not has no cost:
+// its zero Cost means nothing). It allocates nothing.
 func (x *exchange) cost() price.Cost {
 	p, ok := x.s.prices.Lookup(pool.B2S(x.upModel))
 	if !ok {
@@ -53,7 +54,7 @@ func (x *exchange) cost() price.Cost {
 	}
 	u := x.keyUsage()
 	c := price.Cost{Pico: p.Of(&u), Kind: price.API}
-	if x.target.Provider.IsAccount() {
+	if pr := x.target.Provider; pr != nil && pr.IsAccount() {
 		c.Kind = price.APIEquivalent
 	}
 	return c
