@@ -10,6 +10,11 @@ import "math"
 //   - OpenAI: https://developers.openai.com/api/docs/pricing (Standard)
 //   - Google: https://ai.google.dev/gemini-api/docs/pricing (paid tier)
 //
+// Rows the main page did not show were taken from the provider's own
+// model pages or help center as quoted elsewhere (GPT-5.6 Sol, Terra and
+// Luna from OpenAI's preview announcement; the Codex models from OpenAI's
+// Codex rate card, 25 credits to the dollar).
+//
 // Prices change; `prices:` in the configuration overrides or adds entries
 // without a new build. Batch, flex and priority tiers, data-residency
 // multipliers, audio/image/video inputs, cache storage per hour and tool
@@ -51,13 +56,16 @@ func builtin() []Entry {
 	// OpenAI: cached input as listed; no cache writes are billed (a write
 	// is charged as input). The pro models have no cached price: a cached
 	// token pays input.
-	add(openai(5, 0.50, 30), "gpt-5.5")
+	// GPT-5.6 (limited preview): Sol, Terra, Luna.
+	add(openai(5, 0.50, 30), "gpt-5.6-sol", "gpt-5.5")
+	add(openai(2.50, 0.25, 15), "gpt-5.6-terra")
+	add(openai(1, 0.10, 6), "gpt-5.6-luna")
 	add(openai(30, 30, 180), "gpt-5.5-pro", "gpt-5.4-pro")
 	// GPT-5.4 above 272k prompt tokens: 2x input, 1.5x output.
 	add(longTier(openai(2.50, 0.25, 15), 272_000, openai(5, 0.50, 22.50)), "gpt-5.4")
 	add(openai(0.75, 0.075, 4.50), "gpt-5.4-mini")
 	add(openai(0.20, 0.02, 1.25), "gpt-5.4-nano")
-	add(openai(1.75, 0.175, 14), "gpt-5.2", "gpt-5.2-codex")
+	add(openai(1.75, 0.175, 14), "gpt-5.2", "gpt-5.2-codex", "gpt-5.3-codex")
 	add(openai(21, 21, 168), "gpt-5.2-pro")
 	add(openai(1.25, 0.125, 10), "gpt-5.1", "gpt-5", "gpt-5-codex", "gpt-5.1-codex", "gpt-5.1-codex-max", "gpt-5-chat-latest")
 	add(openai(15, 15, 120), "gpt-5-pro")
@@ -75,7 +83,11 @@ func builtin() []Entry {
 	// caching is created through its own API, so a generateContent
 	// request reads from the cache but writes nothing (a write, if one
 	// were reported, is charged as input).
+	// Gemini 3.5 Flash's cache price is not in the copy of the page read
+	// for this table: it is Google's usual tenth of the input price.
+	add(gemini(1.50, 0.15, 9), "gemini-3.5-flash")
 	add(longTier(gemini(2, 0.20, 12), 200_000, gemini(4, 0.40, 18)), "gemini-3.1-pro-preview", "gemini-3-pro-preview")
+	add(gemini(0.25, 0.025, 1.50), "gemini-3.1-flash-lite-preview")
 	add(gemini(0.50, 0.05, 3), "gemini-3-flash-preview")
 	add(longTier(gemini(1.25, 0.125, 10), 200_000, gemini(2.50, 0.25, 15)), "gemini-2.5-pro")
 	add(gemini(0.30, 0.03, 2.50), "gemini-2.5-flash")
