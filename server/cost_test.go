@@ -268,3 +268,29 @@ func TestAccountCostIsAPIEquivalent(t *testing.T) {
 		t.Fatalf("api_equivalent cost %v: %v", v, m)
 	}
 }
+
+// TestReloadRepricesAndKeepsSpend: a reload that changes prices: prices
+// the requests admitted after it at the new rates, and keeps what the
+// key spent under the old ones against its budget_usd.
+func TestReloadRepricesAndKeepsSpend(t *testing.T) {
+	t.Parallel()
+	up := &slowUpstream{}
+	u := newUpstream(t, up)
+	yml := moneyConfig("budget_usd: 1", u.URL, "")
+	base, s := startServer(t, yml, "")
+	if status, _, b := post(t, base+"/v1/messages", reserveBody, "X-Api-Key", "sk-client"); status != 200 {
+		t.Fatalf("%d %s", status, b)
+	}
+	waitIdle(t, s)
+	if err := s.Reload(parseConfig(t, strings.Replace(yml, "input: 1000, output: 1000", "input: 2000, output: 1000", 1), "")); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, b := post(t, base+"/v1/messages", reserveBody, "X-Api-Key", "sk-client"); status != 200 {
+		t.Fatalf("%d %s", status, b)
+	}
+	waitIdle(t, s)
+	// $0.008 at the old prices, then 5 in at $2000 and 3 out at $1000.
+	if used := s.store.Budget("usd:ci", store.Daily).Used(s.now()); used != moneyUse+13_000_000 {
+		t.Fatalf("the money budget holds %d nano-dollars, want %d", used, moneyUse+13_000_000)
+	}
+}
