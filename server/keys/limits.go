@@ -107,9 +107,11 @@ type Reservation struct {
 	at     time.Time
 }
 
-// Tokens and Nanos are what r holds.
+// Tokens is the tokens r holds.
 func (r Reservation) Tokens() int64 { return r.tokens }
-func (r Reservation) Nanos() int64  { return r.nanos }
+
+// Nanos is the money r holds, in nano-dollars (0 without budget_usd).
+func (r Reservation) Nanos() int64 { return r.nanos }
 
 // Reserve sets aside n tokens of k's budget and tpm window, and nanos
 // nano-dollars of its budget_usd, for one request admitted at now
