@@ -87,9 +87,13 @@ type Usage struct {
 	Input      int64
 	CacheRead  int64
 	CacheWrite int64
-	Output     int64
-	Reasoning  int64
-	Known      bool
+	// CacheWrite1h is the part of CacheWrite written to a one-hour cache
+	// (Anthropic's cache_creation.ephemeral_1h_input_tokens), which is
+	// priced above the default five-minute write.
+	CacheWrite1h int64
+	Output       int64
+	Reasoning    int64
+	Known        bool
 	// Estimated marks counts slipstream computed locally because the
 	// upstream sent none.
 	Estimated bool
@@ -111,6 +115,9 @@ func (u *Usage) Merge(u2 *Usage) {
 	}
 	if u2.CacheWrite != 0 {
 		u.CacheWrite = u2.CacheWrite
+	}
+	if u2.CacheWrite1h != 0 {
+		u.CacheWrite1h = u2.CacheWrite1h
 	}
 	if u2.Output != 0 {
 		u.Output = u2.Output

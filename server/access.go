@@ -16,6 +16,7 @@ import (
 	"slipstream/pool"
 	"slipstream/server/config"
 	"slipstream/server/metrics"
+	"slipstream/server/price"
 	"slipstream/server/upstream"
 )
 
@@ -116,19 +117,26 @@ func (x *exchange) record() {
 	}
 	r.Model = s.labels.Label(pool.B2S(x.model))
 	s.metrics.Observe(&r)
+	var c price.Cost
+	if x.billable() {
+		c = x.cost()
+		s.metrics.Cost(&metrics.CostLabels{Provider: r.Provider, Model: s.labels.Label(pool.B2S(x.upModel)), Key: r.Key},
+			c.Pico, c.Priced(), c.Kind == price.APIEquivalent)
+	}
 	x.recordAccount()
 	if x.key != nil && x.usage.Known && s.store.Shared() {
 		u := &x.usage
 		s.store.Usage(x.key.Name).Add([5]int64{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning})
 	}
 	if s.access != nil {
-		x.logAccess(&r)
+		x.logAccess(&r, c)
 	}
 }
 
-// logAccess writes the access-log line of r. Names, never secrets: the key
-// and credential are named by their configured names.
-func (x *exchange) logAccess(r *metrics.Request) {
+// logAccess writes the access-log line of r, whose cost is c (cost.go).
+// Names, never secrets: the key and credential are named by their
+// configured names.
+func (x *exchange) logAccess(r *metrics.Request, c price.Cost) {
 	cred, cause := "", ""
 	if x.try.cred != nil {
 		cred = x.try.cred.Name // the configured name, never the secret
@@ -137,6 +145,10 @@ func (x *exchange) logAccess(r *metrics.Request) {
 		cause = causeOf(err)
 	}
 	u := &x.usage
+	usd := pool.Get(32)
+	defer pool.Put(usd)
+	var kind string
+	usd.B, kind = x.appendCost(usd.B[:0], c)
 	x.s.access.LogAttrs(context.Background(), slog.LevelInfo, "",
 		slog.String("id", pool.B2S(x.id[:])),
 		slog.String("key", r.Key),
@@ -155,6 +167,8 @@ func (x *exchange) logAccess(r *metrics.Request) {
 		slog.Int64("cache_write_tokens", u.CacheWrite),
 		slog.Int64("reasoning_tokens", u.Reasoning),
 		slog.Bool("estimated", u.Estimated),
+		slog.String("cost_usd", pool.B2S(usd.B)),
+		slog.String("cost_kind", kind),
 		slog.Float64("latency_ms", ms(r.Latency)),
 		slog.Float64("ttft_ms", ms(r.TTFT)),
 		slog.Int64("bytes_in", r.BytesIn),

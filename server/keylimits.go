@@ -9,6 +9,7 @@ import (
 	"slipstream/codec/translate"
 	"slipstream/pool"
 	"slipstream/server/keys"
+	"slipstream/server/price"
 )
 
 // Reservations. A key with a tpm or a budget reserves, when a generation
@@ -31,15 +32,25 @@ const defaultReserveOutput = 4096
 // max_tokens says.
 const maxReserveOutput = 1 << 32
 
-// admitKey checks the client key's rate limits and budget for a
-// generation request and reserves its tokens; token counts go through
-// admitCount instead. A refusal is answered 429 with Retry-After in the
-// client's dialect.
+// admitKey checks the client key's rate limits and budgets for a
+// generation request and reserves its tokens, and for a key with
+// budget_usd their price at the model's rates (cost.go); token counts go
+// through admitCount instead. A refusal is answered 429 with Retry-After
+// in the client's dialect; a budget_usd key asking for a model without a
+// price, 403.
 func (x *exchange) admitKey() bool {
 	now := x.s.now()
+	var p *price.Price
+	if x.key.HasBudgetUSD() {
+		var ok bool
+		if p, ok = x.admissionPrice(); !ok {
+			return false
+		}
+	}
 	r, wait := x.s.keys.Admit(x.key, now)
 	if r == keys.Allowed && x.key.Charged() {
-		x.reserved, r, wait = x.s.keys.Reserve(x.key, now, x.reservation())
+		n := x.reservation()
+		x.reserved, r, wait = x.s.keys.Reserve(x.key, now, n, x.reserveNanos(p, n))
 	}
 	return x.keyAllowed(r, wait)
 }
@@ -90,14 +101,14 @@ func (x *exchange) reservation() int64 {
 	return x.inTokens + out
 }
 
-// chargeKey settles the key's reservation to the request's usage, once,
-// when x is released.
+// chargeKey settles the key's reservation to the request's usage and
+// cost, once, when x is released.
 func (x *exchange) chargeKey() {
 	if !x.key.Charged() {
 		return
 	}
 	u := x.keyUsage()
-	x.s.keys.Settle(x.key, x.reserved, u.Input+u.Output, x.s.now())
+	x.s.keys.Settle(x.key, x.reserved, u.Input+u.Output, x.costNanos(), x.s.now())
 	x.reserved = keys.Reservation{}
 }
 
@@ -113,6 +124,7 @@ func (x *exchange) keyUsage() codec.Usage {
 	in := x.inTokens
 	if in == 0 && x.decoded {
 		in = x.InputTokens()
+		x.inTokens = in // counted once: the cost and the charge read it again
 	}
 	return codec.Usage{Input: in, Output: x.estOut, Known: true, Estimated: true}
 }

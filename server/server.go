@@ -25,6 +25,7 @@ import (
 	"slipstream/server/keys"
 	"slipstream/server/metrics"
 	"slipstream/server/mock"
+	"slipstream/server/price"
 	"slipstream/server/provider"
 	"slipstream/server/store"
 	"slipstream/server/upstream"
@@ -47,6 +48,7 @@ type Server struct {
 	mocks        map[*provider.Provider]*mock.Mock
 	lists        *modelLists // upstream model lists (list_models)
 	labels       *metrics.ModelLabels
+	prices       *price.Table  // the price of each model (cost.go)
 	front        frontDoor     // Host and Origin checks (front.go)
 	fwd          forwardLists  // client headers forwarded upstream (forward.go)
 	access       *slog.Logger  // the access log, nil when off
@@ -194,6 +196,7 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	}
 	s.reg.SetCooldowns(sh.cool)
 	s.labels = metrics.NewModelLabels(cfg)
+	s.prices = newPriceTable(cfg)
 	s.front = newFrontDoor(cfg)
 	s.fwd = newForwardLists(cfg)
 	s.access = newAccessLog(cfg, sh.logw)

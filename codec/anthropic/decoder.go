@@ -38,6 +38,7 @@ type Decoder struct {
 	// Anthropic's usage fields as last reported; message_delta updates
 	// only the fields it carries.
 	in, cacheWrite, cacheRead, out, thinking int64
+	cacheWrite1h                             int64 // the part of cacheWrite for one hour
 	usageKnown                               bool
 
 	kinds   []blockKind // by content block index
@@ -119,6 +120,7 @@ func (d *Decoder) readUsage(u gjson.Result) {
 	d.usageKnown = true
 	setCount(&d.in, u.Get("input_tokens"))
 	setCount(&d.cacheWrite, u.Get("cache_creation_input_tokens"))
+	setCount(&d.cacheWrite1h, u.Get("cache_creation.ephemeral_1h_input_tokens"))
 	setCount(&d.cacheRead, u.Get("cache_read_input_tokens"))
 	setCount(&d.out, u.Get("output_tokens"))
 	setCount(&d.thinking, u.Get("output_tokens_details.thinking_tokens"))
@@ -137,7 +139,8 @@ func (d *Decoder) usage() codec.Usage {
 		return codec.Usage{}
 	}
 	return codec.Usage{Input: d.in + d.cacheWrite + d.cacheRead, CacheRead: d.cacheRead,
-		CacheWrite: d.cacheWrite, Output: d.out, Reasoning: d.thinking, Known: true}
+		CacheWrite: d.cacheWrite, CacheWrite1h: min(d.cacheWrite1h, d.cacheWrite),
+		Output: d.out, Reasoning: d.thinking, Known: true}
 }
 
 func (d *Decoder) setKind(i int, k blockKind) {

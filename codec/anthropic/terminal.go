@@ -60,6 +60,7 @@ func ReadUsage(obj []byte) codec.Usage {
 // updates only the fields it carries.
 type counts struct {
 	in, cacheWrite, cacheRead, out, thinking int64
+	cacheWrite1h                             int64 // the part of cacheWrite for one hour
 	known                                    bool
 }
 
@@ -77,6 +78,8 @@ func (c *counts) read(u []byte) {
 			setRawCount(&c.in, v)
 		case "cache_creation_input_tokens":
 			setRawCount(&c.cacheWrite, v)
+		case "cache_creation":
+			setRawCount(&c.cacheWrite1h, codec.Member(v, "ephemeral_1h_input_tokens"))
 		case "cache_read_input_tokens":
 			setRawCount(&c.cacheRead, v)
 		case "output_tokens":
@@ -101,5 +104,6 @@ func (c *counts) usage() codec.Usage {
 		return codec.Usage{}
 	}
 	return codec.Usage{Input: c.in + c.cacheWrite + c.cacheRead, CacheRead: c.cacheRead,
-		CacheWrite: c.cacheWrite, Output: c.out, Reasoning: c.thinking, Known: true}
+		CacheWrite: c.cacheWrite, CacheWrite1h: min(c.cacheWrite1h, c.cacheWrite),
+		Output: c.out, Reasoning: c.thinking, Known: true}
 }

@@ -60,6 +60,9 @@ type Config struct {
 	// or prefixes ending in "*" ("x-my-*"). Client credentials and
 	// hop-by-hop headers are never forwarded. Default: none.
 	ForwardHeaders []string `yaml:"forward_headers"`
+	// Prices override or add to the price table built into slipstream,
+	// which prices every request's cost (prices.go). Default: none.
+	Prices []Price `yaml:"prices"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.
@@ -105,7 +108,13 @@ type Key struct {
 	// Budget caps the tokens (input + output) used per Period, with TPM's
 	// reservations. Default 0: no budget.
 	Budget int64 `yaml:"budget"`
-	// Period is the budget's period, daily (default) or monthly, in UTC.
+	// BudgetUSD caps the key's spend in dollars per Period, priced by the
+	// model that served each request (prices.go), with TPM's
+	// reservations; a key with one is refused models that have no price.
+	// Default 0: no money budget.
+	BudgetUSD USD `yaml:"budget_usd"`
+	// Period is the period of Budget and BudgetUSD, daily (default) or
+	// monthly, in UTC.
 	Period string `yaml:"period"`
 	// CountTokensExempt exempts the key's token count requests
 	// (count_tokens, input_tokens, countTokens) from its RPM. Default

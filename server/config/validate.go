@@ -70,7 +70,7 @@ func (c *Config) applyDefaults() {
 		if len(c.Keys[i].Models) == 0 {
 			c.Keys[i].Models = []string{"*"}
 		}
-		if c.Keys[i].Budget > 0 && c.Keys[i].Period == "" {
+		if (c.Keys[i].Budget > 0 || c.Keys[i].BudgetUSD > 0) && c.Keys[i].Period == "" {
 			c.Keys[i].Period = PeriodDaily
 		}
 	}
@@ -145,6 +145,7 @@ func (c *Config) Validate() Problems {
 	c.validateAccounts(add)
 	c.validateFallbacks(add)
 	c.validateFront(add)
+	c.validatePrices(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
 	}

@@ -31,11 +31,14 @@ type Key struct {
 	models []string
 
 	rpm, tpm, budget int64
-	countExempt      bool // count_tokens requests skip the rpm window
+	budgetUSD        int64  // nano-dollars per period; 0: none (money.go)
+	countExempt      bool   // count_tokens requests skip the rpm window
+	period           string // of the budgets: config.PeriodDaily or PeriodMonthly
 	// Limit state, in the process-wide store (named "rpm:"+Name, ...):
 	// it survives reloads and is shared across replicas with Redis.
 	rate, tokens *store.Window
 	spent        *store.Budget
+	money        *store.Budget // "usd:"+Name, in nano-dollars
 }
 
 // Allows reports whether the key may use the client-facing model name. A
@@ -45,12 +48,14 @@ func (k *Key) Allows(model string) bool {
 }
 
 // Limited reports whether the key has a rate limit or a budget.
-func (k *Key) Limited() bool { return k != nil && (k.rpm > 0 || k.tpm > 0 || k.budget > 0) }
+func (k *Key) Limited() bool {
+	return k != nil && (k.rpm > 0 || k.tpm > 0 || k.budget > 0 || k.budgetUSD > 0)
+}
 
 // Charged reports whether the key's requests reserve tokens at admission
-// and settle them to their usage after the response (it has a tpm or a
-// budget). Nothing of this runs for other keys.
-func (k *Key) Charged() bool { return k != nil && (k.tpm > 0 || k.budget > 0) }
+// and settle them to their usage after the response (it has a tpm, a
+// budget or a budget_usd). Nothing of this runs for other keys.
+func (k *Key) Charged() bool { return k != nil && (k.tpm > 0 || k.budget > 0 || k.budgetUSD > 0) }
 
 // Set is the configured client keys. It is immutable after New and safe
 // for concurrent use; limit state lives in the store it was built over.
@@ -89,12 +94,17 @@ func New(cfg []config.Key, st *store.Store) (*Set, error) {
 		if k.tpm > 0 {
 			k.tokens = st.Window("tpm:"+c.Name, time.Minute)
 		}
+		p := store.Daily
+		k.period = config.PeriodDaily
+		if c.Period == config.PeriodMonthly {
+			p, k.period = store.Monthly, config.PeriodMonthly
+		}
 		if k.budget > 0 {
-			p := store.Daily
-			if c.Period == config.PeriodMonthly {
-				p = store.Monthly
-			}
 			k.spent = st.Budget("budget:"+c.Name, p)
+		}
+		if c.BudgetUSD > 0 {
+			k.budgetUSD = c.BudgetUSD.Micros() * 1000
+			k.money = st.Budget(moneyPrefix+c.Name, p)
 		}
 		s.keys = append(s.keys, k)
 	}

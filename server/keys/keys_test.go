@@ -69,7 +69,7 @@ func TestAdmitTPMAndBudget(t *testing.T) {
 	s := set(t, config.Key{Name: "k", Key: "x", TPM: 600, Budget: 1000})
 	k := s.Find([]byte("x"))
 	now := time.Unix(1767225600, 0).Add(time.Hour)
-	s.Charge(k, 800, now) // over the minute's 600
+	s.Charge(k, 800, 0, now) // over the minute's 600
 	r, wait := s.Admit(k, now)
 	if r != RefusedTPM || wait <= 0 || wait > 2*time.Minute {
 		t.Fatalf("tpm: %s wait %s", r, wait)
@@ -78,7 +78,7 @@ func TestAdmitTPMAndBudget(t *testing.T) {
 	if r, _ := s.Admit(k, now); r != Allowed {
 		t.Fatalf("after the wait: %s", r)
 	}
-	s.Charge(k, 200, now) // budget: 1000 used
+	s.Charge(k, 200, 0, now) // budget: 1000 used
 	r, wait = s.Admit(k, now)
 	if r != RefusedBudget || now.Add(wait) != time.Unix(1767225600, 0).Add(24*time.Hour) {
 		t.Fatalf("budget: %s wait %s", r, wait)
@@ -116,7 +116,7 @@ func TestReserveAndSettle(t *testing.T) {
 		if r, wait := s.Admit(k, now); r != Allowed {
 			return Reservation{}, r, wait
 		}
-		return s.Reserve(k, now, 23)
+		return s.Reserve(k, now, 23, 0)
 	}
 	first, r, _ := admit()
 	if r != Allowed {
@@ -125,7 +125,7 @@ func TestReserveAndSettle(t *testing.T) {
 	if _, r, wait := admit(); r != RefusedInFlight || wait != time.Second {
 		t.Fatalf("beside the first: %s wait %s", r, wait)
 	}
-	s.Settle(k, first, 8, now)
+	s.Settle(k, first, 8, 0, now)
 	if used := k.spent.Used(now); used != 8 {
 		t.Fatalf("after settling: %d used", used)
 	}
@@ -136,17 +136,17 @@ func TestReserveAndSettle(t *testing.T) {
 			t.Fatalf("admit %d: %s", i, r)
 		}
 	}
-	second, r, _ := s.Reserve(k, now, 23)
+	second, r, _ := s.Reserve(k, now, 23, 0)
 	if r != Allowed {
 		t.Fatalf("after the first settled: %s", r)
 	}
-	if _, r, _ := s.Reserve(k, now, 5); r != RefusedInFlight {
+	if _, r, _ := s.Reserve(k, now, 5, 0); r != RefusedInFlight {
 		t.Fatalf("reserve beside the second: %s", r)
 	}
 	if n := k.rate.Count(now); n != 2 {
 		t.Fatalf("rpm window holds %d after a refused reservation, want 2", n)
 	}
-	s.Settle(k, second, 30, now) // used more than it reserved
+	s.Settle(k, second, 30, 0, now) // used more than it reserved
 	if r, wait := s.Admit(k, now); r != RefusedBudget || wait != 23*time.Hour {
 		t.Fatalf("spent: %s wait %s", r, wait)
 	}
@@ -159,12 +159,12 @@ func TestReserveTPMSettlesAcrossSlots(t *testing.T) {
 	s := set(t, config.Key{Name: "k", Key: "x", TPM: 100})
 	k := s.Find([]byte("x"))
 	at := time.Unix(1767225600, 0)
-	res, r, _ := s.Reserve(k, at, 90)
+	res, r, _ := s.Reserve(k, at, 90, 0)
 	if r != Allowed || k.tokens.Count(at) != 90 {
 		t.Fatalf("reserve: %s, window %d", r, k.tokens.Count(at))
 	}
 	end := at.Add(90 * time.Second) // half of the first minute still weighs
-	s.Settle(k, res, 10, end)
+	s.Settle(k, res, 10, 0, end)
 	if n := k.tokens.Count(end); n != 10 {
 		t.Fatalf("window after settling in the next minute: %d, want 10", n)
 	}
@@ -177,12 +177,12 @@ func TestReserveBudgetSettlesAcrossPeriods(t *testing.T) {
 	s := set(t, config.Key{Name: "k", Key: "x", Budget: 1000})
 	k := s.Find([]byte("x"))
 	at := time.Unix(1767225600, 0).Add(-time.Second) // 23:59:59 UTC
-	res, r, _ := s.Reserve(k, at, 600)
+	res, r, _ := s.Reserve(k, at, 600, 0)
 	if r != Allowed || k.spent.Used(at) != 600 {
 		t.Fatalf("reserve: %s, used %d", r, k.spent.Used(at))
 	}
 	end := at.Add(2 * time.Second)
-	s.Settle(k, res, 50, end)
+	s.Settle(k, res, 50, 0, end)
 	if used := k.spent.Used(end); used != 50 {
 		t.Fatalf("the new day holds %d, want the 50 used", used)
 	}

@@ -15,6 +15,9 @@ const (
 	// RefusedInFlight: the budget's remainder is reserved by the key's
 	// requests in flight; it frees up as they finish.
 	RefusedInFlight
+	// RefusedBudgetUSD, RefusedInFlightUSD: the same for budget_usd.
+	RefusedBudgetUSD
+	RefusedInFlightUSD
 )
 
 // inFlightRetry is the Retry-After of RefusedInFlight: reservations are
@@ -32,6 +35,10 @@ func (r Refusal) String() string {
 		return "this API key has used its token budget for this period"
 	case RefusedInFlight:
 		return "this API key's remaining token budget is reserved by its requests in flight (input plus max_tokens each); retry when they finish"
+	case RefusedBudgetUSD:
+		return "this API key has spent its money budget (budget_usd) for this period"
+	case RefusedInFlightUSD:
+		return "this API key's remaining money budget (budget_usd) is reserved by its requests in flight (input plus max_tokens each, at the model's prices); retry when they finish"
 	}
 	return "allowed"
 }
@@ -48,6 +55,11 @@ func (s *Set) Admit(k *Key, now time.Time) (Refusal, time.Duration) {
 	if k.spent != nil {
 		if ok, inFlight := k.spent.Check(now, k.budget); !ok {
 			return budgetRefusal(k, now, inFlight)
+		}
+	}
+	if k.money != nil {
+		if ok, inFlight := k.money.Check(now, k.budgetUSD); !ok {
+			return moneyRefusal(k, now, inFlight)
 		}
 	}
 	if k.tokens != nil {
@@ -91,17 +103,25 @@ func budgetRefusal(k *Key, now time.Time, inFlight bool) (Refusal, time.Duration
 // nothing.
 type Reservation struct {
 	tokens int64
+	nanos  int64 // money, nano-dollars
 	at     time.Time
 }
 
-// Reserve sets aside n tokens of k's budget and tpm window for one request
-// admitted at now (Admit), so that requests in flight together cannot
-// pass a limit that each of them alone would see as not reached: a
-// request passes while what its key has used and reserved is below the
-// limit, and then reserves n. With Redis each reservation is one atomic
+// Tokens is the tokens r holds.
+func (r Reservation) Tokens() int64 { return r.tokens }
+
+// Nanos is the money r holds, in nano-dollars (0 without budget_usd).
+func (r Reservation) Nanos() int64 { return r.nanos }
+
+// Reserve sets aside n tokens of k's budget and tpm window, and nanos
+// nano-dollars of its budget_usd, for one request admitted at now
+// (Admit), so that requests in flight together cannot pass a limit that
+// each of them alone would see as not reached: a request passes while
+// what its key has used and reserved is below the limit, and then
+// reserves n (and nanos). With Redis each reservation is one atomic
 // script. A refusal reserves nothing and takes back the request Admit
-// counted in k's rpm window. Keys without tpm or budget reserve nothing.
-func (s *Set) Reserve(k *Key, now time.Time, n int64) (Reservation, Refusal, time.Duration) {
+// counted in k's rpm window. Keys without tpm or budgets reserve nothing.
+func (s *Set) Reserve(k *Key, now time.Time, n, nanos int64) (Reservation, Refusal, time.Duration) {
 	if !k.Charged() {
 		return Reservation{}, Allowed, 0
 	}
@@ -113,16 +133,35 @@ func (s *Set) Reserve(k *Key, now time.Time, n int64) (Reservation, Refusal, tim
 			return Reservation{}, r, wait
 		}
 	}
+	if k.money != nil {
+		nanos = max(nanos, 1)
+		if ok, inFlight := k.money.Reserve(now, nanos, k.budgetUSD); !ok {
+			r, wait := moneyRefusal(k, now, inFlight)
+			s.giveBack(k, now, n, 0)
+			return Reservation{}, r, wait
+		}
+	} else {
+		nanos = 0
+	}
 	if k.tokens != nil {
 		if ok, wait := k.tokens.Reserve(now, n, k.tpm); !ok {
-			if k.spent != nil {
-				k.spent.Settle(now, now, n, 0)
-			}
-			s.unadmit(k, now)
+			s.giveBack(k, now, n, nanos)
 			return Reservation{}, RefusedTPM, wait
 		}
 	}
-	return Reservation{tokens: n, at: now}, Allowed, 0
+	return Reservation{tokens: n, nanos: nanos, at: now}, Allowed, 0
+}
+
+// giveBack undoes the budget reservations of a request refused at now
+// (n tokens, nanos nano-dollars) and its rpm count.
+func (s *Set) giveBack(k *Key, now time.Time, n, nanos int64) {
+	if k.spent != nil {
+		k.spent.Settle(now, now, n, 0)
+	}
+	if k.money != nil && nanos > 0 {
+		k.money.Settle(now, now, nanos, 0)
+	}
+	s.unadmit(k, now)
 }
 
 // unadmit takes back the request Admit counted in k's rpm window.
@@ -133,24 +172,28 @@ func (s *Set) unadmit(k *Key, now time.Time) {
 }
 
 // Settle replaces the reservation r of one of k's requests by the tokens
-// it used, known at now (its end), in k's tpm window and budget. Every
-// reservation is settled exactly once, whatever became of its request
-// (used is 0 for one that reached no provider).
-func (s *Set) Settle(k *Key, r Reservation, used int64, now time.Time) {
-	if !k.Charged() || r.tokens == 0 && used <= 0 {
+// and nano-dollars it used, known at now (its end), in k's tpm window and
+// budgets. Every reservation is settled exactly once, whatever became of
+// its request (used is 0 for one that reached no provider).
+func (s *Set) Settle(k *Key, r Reservation, used, nanos int64, now time.Time) {
+	if !k.Charged() || r.tokens == 0 && r.nanos == 0 && used <= 0 && nanos <= 0 {
 		return
 	}
-	used = max(used, 0)
+	used, nanos = max(used, 0), max(nanos, 0)
 	if k.tokens != nil {
 		k.tokens.Settle(r.at, now, r.tokens, used)
 	}
 	if k.spent != nil {
 		k.spent.Settle(r.at, now, r.tokens, used)
 	}
+	if k.money != nil {
+		k.money.Settle(r.at, now, r.nanos, nanos)
+	}
 }
 
-// Charge records tokens used by one of k's requests at now against its
-// tpm window and its budget, with nothing reserved for it.
-func (s *Set) Charge(k *Key, tokens int64, now time.Time) {
-	s.Settle(k, Reservation{}, tokens, now)
+// Charge records tokens and nano-dollars used by one of k's requests at
+// now against its tpm window and its budgets, with nothing reserved for
+// it.
+func (s *Set) Charge(k *Key, tokens, nanos int64, now time.Time) {
+	s.Settle(k, Reservation{}, tokens, nanos, now)
 }

@@ -19,6 +19,8 @@ var families = map[string]family{
 	"slipstream_time_to_first_token_seconds":    {"histogram", "Time from a streamed request's arrival to its first event, by route and provider."},
 	"slipstream_tokens_total":                   {"counter", "Tokens used, by kind, provider, model label and whether they were estimated."},
 	"slipstream_key_tokens_total":               {"counter", "Tokens used by each client key, by kind."},
+	"slipstream_cost_usd_total":                 {"counter", "Cost of requests in US dollars at the price table, by provider, model label, client key and kind (api, or api_equivalent for subscription accounts)."},
+	"slipstream_unpriced_requests_total":        {"counter", "Requests served by a model without a price (their cost is unknown), by provider, model label and client key."},
 	"slipstream_upstream_attempts_total":        {"counter", "Upstream calls, by provider."},
 	"slipstream_failovers_total":                {"counter", "Moves to another credential, provider or fallback before the first byte, by reason."},
 	"slipstream_cooldowns_total":                {"counter", "Credentials put in cooldown, by reason."},

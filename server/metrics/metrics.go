@@ -43,6 +43,7 @@ type Metrics struct {
 	attempts  map[string]*vm.Counter
 	failovers map[string]*vm.Counter
 	cooldowns map[string]*vm.Counter
+	costs     map[CostLabels]*costSeries // cost.go
 	redisErrs *vm.Counter
 	reloadsOK *vm.Counter
 	reloadsNo *vm.Counter

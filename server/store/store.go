@@ -250,6 +250,9 @@ func (p Period) index(now time.Time) int64 {
 	return now.Unix() / 86400
 }
 
+// End returns when the period holding now ends.
+func (p Period) End(now time.Time) time.Time { return p.end(now) }
+
 // end returns when the period holding now ends.
 func (p Period) end(now time.Time) time.Time {
 	now = now.UTC()
@@ -278,6 +281,10 @@ func (b *Budget) Used(now time.Time) int64 {
 	used, _ := b.usedHeld(now)
 	return used
 }
+
+// UsedHeld is Used and this replica's part of it still held by
+// reservations of requests in flight.
+func (b *Budget) UsedHeld(now time.Time) (used, held int64) { return b.usedHeld(now) }
 
 // usedHeld is Used and this replica's part of it still held by reservations.
 func (b *Budget) usedHeld(now time.Time) (used, held int64) {
