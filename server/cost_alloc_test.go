@@ -31,10 +31,10 @@ func TestMoneyAddsNoAllocation(t *testing.T) {
 		}
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 		least := ^uint64(0)
-		for round := 0; round < 3; round++ {
+		for round := 0; round < 5; round++ {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			const n = 8
+			const n = 32
 			for i := 0; i < n; i++ {
 				rc.do(t, req)
 			}
