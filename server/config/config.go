@@ -60,6 +60,8 @@ type Config struct {
 	// or prefixes ending in "*" ("x-my-*"). Client credentials and
 	// hop-by-hop headers are never forwarded. Default: none.
 	ForwardHeaders []string `yaml:"forward_headers"`
+	// Admin configures the management API and the console (admin.go).
+	Admin Admin `yaml:"admin"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.
