@@ -196,6 +196,9 @@ func causeOf(err error) string {
 	if err == errPanic {
 		return "panic"
 	}
+	if err == errCancelled {
+		return "cancelled"
+	}
 	return upstream.Classify(err).String()
 }
 

@@ -256,6 +256,7 @@ func (x *exchange) attemptEnded(err error) bool {
 	cooled, retry := x.try.plan.Fail(v, now, x.try.attempts, x.s.cfg.Failover.MaxAttempts)
 	if cooled {
 		x.s.metrics.Cooldown(v.Reason)
+		x.s.noteCooled(x.target.Provider, x.try.cred, v.Reason)
 	}
 	if !retry || x.try.abandoned.Load() || !x.advance(now) {
 		return true

@@ -17,6 +17,9 @@ import (
 // with the body unread (fasthttp has read at most its first byte, see
 // MaxRequestBodySize in New) and closes the connection.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.serveAdmin(ctx) {
+		return
+	}
 	if !s.admitFront(ctx) {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/server/accounts"
+	"slipstream/server/admin"
 	"slipstream/server/config"
 	"slipstream/server/keys"
 	"slipstream/server/metrics"
@@ -47,11 +48,12 @@ type Server struct {
 	mocks        map[*provider.Provider]*mock.Mock
 	lists        *modelLists // upstream model lists (list_models)
 	labels       *metrics.ModelLabels
-	front        frontDoor     // Host and Origin checks (front.go)
-	fwd          forwardLists  // client headers forwarded upstream (forward.go)
-	access       *slog.Logger  // the access log, nil when off
-	stop         chan struct{} // closed when this generation is replaced or shut down
-	admits       atomic.Int64  // requests of this generation in flight
+	front        frontDoor      // Host and Origin checks (front.go)
+	fwd          forwardLists   // client headers forwarded upstream (forward.go)
+	access       *slog.Logger   // the access log, nil when off
+	admin        *admin.Handler // the management API and the console (adminbridge.go)
+	stop         chan struct{}  // closed when this generation is replaced or shut down
+	admits       atomic.Int64   // requests of this generation in flight
 
 	retireOnce sync.Once
 
@@ -77,6 +79,15 @@ type shared struct {
 	ids      idSource
 
 	ws *ws.Transport // the WebSocket transport, across generations
+
+	// The operator's side (adminbridge.go, live.go): the live requests,
+	// the management API's live feed, the reload it runs.
+	live     liveSet
+	hub      *admin.Hub
+	switches *provider.Switches // credentials an operator turned off, across reloads
+	reloadP  atomic.Pointer[reloadSource]
+	lastRel  atomic.Pointer[admin.Reload]
+	started  time.Time
 
 	// lnMu guards shut and lns: the listeners Serve was given, which
 	// Shutdown closes itself, since fasthttp's Shutdown does nothing to a
@@ -127,6 +138,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		sh.metrics = metrics.New()
 	}
 	sh.ids.init()
+	sh.hub, sh.started, sh.switches = admin.NewHub(), time.Now(), provider.NewSwitches()
 	if sh.store == nil {
 		st, err := newStore(cfg, sh.log, sh.metrics)
 		if err != nil {
@@ -189,10 +201,12 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 		sh.cool = sh.store.Cooldowns(s.reg.Cooldowns())
 	}
 	s.reg.SetCooldowns(sh.cool)
+	s.reg.SetSwitches(sh.switches)
 	s.labels = metrics.NewModelLabels(cfg)
 	s.front = newFrontDoor(cfg)
 	s.fwd = newForwardLists(cfg)
 	s.access = newAccessLog(cfg, sh.logw)
+	s.admin = s.newAdmin()
 	s.lists = newModelLists(s.reg, s.clients, s.log)
 	ks, err := keys.New(cfg.Keys, sh.store)
 	if err != nil {
@@ -286,6 +300,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	cur := s.current.Load()
 	cur.shutdownWebSocket(ctx)
+	s.hub.Close() // open live feeds must not hold the shutdown
 	s.closeListeners()
 	err := s.srv.ShutdownWithContext(ctx)
 	if errors.Is(err, net.ErrClosed) {

@@ -485,3 +485,6 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// ClipName bounds a client-chosen name quoted in an error.
+func ClipName(s string) string { return clip(s) }
