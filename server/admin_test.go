@@ -21,8 +21,8 @@ import (
 )
 
 const (
-	adminToken = "adm-0123456789abcdef-ops"
-	adminClientKey  = "sk-client-0123456789"
+	adminToken     = "adm-0123456789abcdef-ops"
+	adminClientKey = "sk-client-0123456789"
 )
 
 // adminConfig has a client key, an admin token and an Anthropic provider
