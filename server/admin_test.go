@@ -487,11 +487,13 @@ func TestAdminCancelWebSocket(t *testing.T) {
 }
 
 // TestAdminEvents: the live feed announces a request going live and
-// ending, and an action, to a subscriber holding the token.
+// ending, and an action, to a subscriber holding the token, also after
+// timeouts.write has passed since it opened.
 func TestAdminEvents(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, &recorder{reply: anthropicReply})
-	base, _ := serveAdminAt(t, parseConfig(t, adminConfig, up.URL), "0.0.0.0:0", nil)
+	yml := strings.Replace(adminConfig, "timeouts: {keepalive: 0s}", "timeouts: {keepalive: 0s, write: 1s}", 1)
+	base, _ := serveAdminAt(t, parseConfig(t, yml, up.URL), "0.0.0.0:0", nil)
 	req, _ := http.NewRequest("GET", base+"/admin/api/events", nil)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
@@ -506,6 +508,7 @@ func TestAdminEvents(t *testing.T) {
 	if line, _ := br.ReadString('\n'); line != ": hello\n" {
 		t.Fatalf("first line %q", line)
 	}
+	time.Sleep(1500 * time.Millisecond) // past timeouts.write: the feed lives on
 	if status, _, body := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[]}`, "x-api-key", adminClientKey); status != 200 {
 		t.Fatalf("request: %d %s", status, body)
 	}

@@ -374,11 +374,15 @@ func (h *Handler) events(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
-	every := h.heartbeat
+	every, conn := h.heartbeat, ctx.Conn()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer h.hub.unsubscribe(sub)
 		tick := time.NewTicker(every)
 		defer tick.Stop()
+		// The server's write timeout bounds a whole response from its
+		// start; a feed lives on, so each write gets its own deadline.
+		extend := func() { _ = conn.SetWriteDeadline(time.Now().Add(2*every + 10*time.Second)) }
+		extend()
 		if _, err := w.WriteString(": hello\n\n"); err != nil || w.Flush() != nil {
 			return
 		}
@@ -388,10 +392,12 @@ func (h *Handler) events(ctx *fasthttp.RequestCtx) {
 				if !ok {
 					return
 				}
+				extend()
 				if _, err := w.Write(frame); err != nil {
 					return
 				}
 			case <-tick.C:
+				extend()
 				if _, err := w.WriteString(": ping\n\n"); err != nil {
 					return
 				}
