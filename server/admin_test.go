@@ -543,3 +543,64 @@ func TestAdminEvents(t *testing.T) {
 		t.Fatalf("feed data:\n%s", got)
 	}
 }
+
+// TestAdminLiveUnderLoad: streams start, progress and end on several
+// connections while the API lists, counts and cancels them; run under
+// -race it checks the live registry's sharing.
+func TestAdminLiveUnderLoad(t *testing.T) {
+	t.Parallel()
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 5 {
+			fmt.Fprintf(w, anthEvent, i)
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+		io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	}))
+	base, _ := serveAdminAt(t, parseConfig(t, adminConfig, up.URL), "0.0.0.0:0", nil)
+	const clients, each = 4, 15
+	done := make(chan struct{})
+	var served atomic.Int64
+	for range clients {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range each {
+				req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Api-Key", adminClientKey)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				served.Add(1)
+			}
+		}()
+	}
+	for finished := 0; finished < clients; {
+		select {
+		case <-done:
+			finished++
+		default:
+			var ls []admin.LiveRequest
+			adminGet(t, base, "/admin/api/live", &ls)
+			for _, r := range ls {
+				if r.Key != "dev" || r.Model != "claude-x" || r.Transport != "http" {
+					t.Fatalf("live %+v", r)
+				}
+				adminDo(t, base, "POST", "/admin/api/live/cancel", adminToken, `{"id":"`+r.ID+`"}`)
+			}
+			var ps []admin.Provider
+			adminGet(t, base, "/admin/api/providers", &ps)
+		}
+	}
+	var st admin.Status
+	adminGet(t, base, "/admin/api/status", &st)
+	if st.Traffic.Requests != served.Load() || st.Traffic.InFlight != 0 {
+		t.Fatalf("status %+v after %d requests", st.Traffic, served.Load())
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/pool"
+	"slipstream/server/admin"
 	"slipstream/server/ws"
 )
 
@@ -153,6 +154,9 @@ func (s *Server) refuseKey(ctx *fasthttp.RequestCtx, d codec.Dialect) {
 // writes the refusal and returns its status; fasthttp then answers it and
 // closes the connection, and the body is never read.
 func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
+	if admin.Owns(ctx.Path()) {
+		return fasthttp.StatusContinue // its bodies are small; serveAdmin checks the rest
+	}
 	if !s.admitFront(ctx) {
 		return ctx.Response.StatusCode()
 	}
