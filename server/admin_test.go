@@ -604,3 +604,28 @@ func TestAdminLiveUnderLoad(t *testing.T) {
 		t.Fatalf("status %+v after %d requests", st.Traffic, served.Load())
 	}
 }
+
+// TestAdminCancelMockStream: a paced mock stream is cancelled between its
+// events and ends with the dialect's error event.
+func TestAdminCancelMockStream(t *testing.T) {
+	t.Parallel()
+	yml := "admin: {tokens: [{name: ops, token: " + adminToken + "}]}\nproviders:\n  - {name: m, kind: mock, models: [\"*\"], reply: \"" + strings.Repeat("word ", 200) + "\", chunks: 200, chunk_delay: 20ms}\ntimeouts: {keepalive: 0s}\n"
+	base, _ := serveAdminAt(t, parseConfig(t, yml, ""), "127.0.0.1:0", nil)
+	resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := liveOne(t, base)
+	if r.Provider != "m" {
+		t.Fatalf("live %+v", r)
+	}
+	if status, _, b := adminDo(t, base, "POST", "/admin/api/live/cancel", adminToken, `{"id":"`+r.ID+`"}`); status != 200 {
+		t.Fatalf("cancel: %d %s", status, b)
+	}
+	start := time.Now()
+	rest, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(rest), "cancelled by the gateway's operator") || time.Since(start) > 2*time.Second {
+		t.Fatalf("after %v the stream ends with %q", time.Since(start), clipT(rest[max(0, len(rest)-300):]))
+	}
+}

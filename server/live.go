@@ -353,3 +353,19 @@ func (x *exchange) liveFlush(out sink) bool {
 	x.liveProgress()
 	return out.Flush()
 }
+
+// mockCancelled ends a paced mock stream an operator cancelled with the
+// dialect's error event, and reports whether it did; otherwise it stores
+// the stream's progress for the live view. It runs between the mock's
+// paced events only.
+func (x *exchange) mockCancelled(out sink) bool {
+	x.liveProgress()
+	if !x.cancelled() {
+		return false
+	}
+	e := x.streamFailure(nil)
+	x.result = resultUpstreamFailed
+	x.out = x.ts.AppendError(x.out[:0], &e)
+	flushOut(out, x.out)
+	return true
+}
