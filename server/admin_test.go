@@ -415,7 +415,7 @@ func TestAdminCancelHTTPStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := liveOne(t, base)
-	if !strings.Contains(head, r.ID) || r.Key != "dev" || r.Model != "claude-x" || r.Provider != "anth" || r.Transport != "http" || !r.Stream {
+	if !strings.Contains(head, r.ID) || r.Key != "dev" || r.Model != "claude-x" || r.Provider != "anth" || r.Credential != "ka" || r.Transport != "http" || !r.Stream {
 		t.Fatalf("live %+v (head %q)", r, head)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -425,6 +425,9 @@ func TestAdminCancelHTTPStream(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 		r = liveOne(t, base)
+	}
+	if c := credentialOf(t, base, "anth", "ka"); c.InFlight != 1 {
+		t.Fatalf("ka while streaming: %+v", c)
 	}
 	cancelled := time.Now()
 	if status, _, b := adminDo(t, base, "POST", "/admin/api/live/cancel", adminToken, `{"id":"`+r.ID+`"}`); status != 200 {
