@@ -398,25 +398,25 @@ func TestAdminCancelHTTPStream(t *testing.T) {
 	upURL, closed, _ := upstreamClosed(t, 0, fmt.Sprintf(anthEvent, 1)+fmt.Sprintf(anthEvent, 2), fmt.Sprintf(anthEvent, 3))
 	var logs testkit.Buffer
 	base, _ := serveAdminAt(t, parseConfig(t, adminConfig, upURL), "0.0.0.0:0", &logs)
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(`{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", adminClientKey)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", adminClientKey, len(body), body)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReader(c)
-	status, head := readHead(t, br)
-	if status != "HTTP/1.1 200 OK" {
-		t.Fatalf("head %q", head)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
 	}
+	br := bufio.NewReader(resp.Body)
 	if _, err := br.ReadString('\n'); err != nil { // the first event has arrived
 		t.Fatal(err)
 	}
+	head := resp.Header.Get("X-Slipstream-Request-Id")
 	r := liveOne(t, base)
-	if !strings.Contains(head, r.ID) || r.Key != "dev" || r.Model != "claude-x" || r.Provider != "anth" || r.Credential != "ka" || r.Transport != "http" || !r.Stream {
-		t.Fatalf("live %+v (head %q)", r, head)
+	if head != r.ID || r.Key != "dev" || r.Model != "claude-x" || r.Provider != "anth" || r.Credential != "ka" || r.Transport != "http" || !r.Stream {
+		t.Fatalf("live %+v (request id %q)", r, head)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for r.BytesOut == 0 { // (Anthropic reports output tokens at the end: Tokens stays 0 here)
@@ -433,7 +433,10 @@ func TestAdminCancelHTTPStream(t *testing.T) {
 	if status, _, b := adminDo(t, base, "POST", "/admin/api/live/cancel", adminToken, `{"id":"`+r.ID+`"}`); status != 200 {
 		t.Fatalf("cancel: %d %s", status, b)
 	}
-	rest, _ := io.ReadAll(br)
+	rest, _ := io.ReadAll(br) // to the end of the chunked body
+	if time.Since(cancelled) > 2*time.Second {
+		t.Fatalf("the stream ended %v after the cancel", time.Since(cancelled))
+	}
 	if !strings.Contains(string(rest), "event: error\n") || !strings.Contains(string(rest), "cancelled by the gateway's operator") {
 		t.Fatalf("the client's stream ends with %q", clipT(rest))
 	}
