@@ -112,3 +112,23 @@ func TestUsageQuery(t *testing.T) {
 	f("from=yesterday", UsageQuery{}, true)
 	f("from=2026-12-02&to=2026-12-01", UsageQuery{}, true)
 }
+
+func TestOwns(t *testing.T) {
+	f := func(path string, want bool) {
+		t.Helper()
+		if got := Owns([]byte(path)); got != want {
+			t.Fatalf("%q: %v", path, got)
+		}
+	}
+	f("/admin/api/status", true)
+	f("/admin", true)
+	f("/console/", true)
+	f("/console", true)
+	f("/v1/messages", false)
+	f("/administrator", false)
+	f("/", false)
+	long := []byte("/v1beta/models/gemini-2.5-pro-preview-with-a-long-name:streamGenerateContent")
+	if n := testing.AllocsPerRun(100, func() { Owns(long) }); n != 0 {
+		t.Fatalf("Owns allocates %v", n)
+	}
+}

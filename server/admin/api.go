@@ -12,6 +12,7 @@ package admin
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,9 +74,10 @@ const (
 // Owns reports whether path is the handler's: under /admin/ or /console.
 // It allocates nothing.
 func Owns(path []byte) bool {
-	s := string(path) // the comparisons below do not keep it
-	return strings.HasPrefix(s, "/admin/") || s == "/admin" || strings.HasPrefix(s, "/console")
+	return bytes.HasPrefix(path, prefixAdmin) || string(path) == "/admin" || bytes.HasPrefix(path, prefixConsole)
 }
+
+var prefixAdmin, prefixConsole = []byte("/admin/"), []byte("/console")
 
 // Serve answers a request whose path Owns. The caller has already checked
 // the Host header (DNS rebinding); Serve checks the origin and the token.
