@@ -173,6 +173,7 @@ func TestAdminConsoleAssets(t *testing.T) {
 		}
 	}
 	f("/console/", "text/html", "<title>slipstream console</title>")
+	f("/console", "text/html", "<title>slipstream console</title>") // redirected to /console/
 	f("/console/app.js", "text/javascript", "sessionStorage")
 	f("/console/app.css", "text/css", "@media")
 	if status, _, _ := adminDo(t, base, "GET", "/console/../api/status", "", ""); status == 200 {
