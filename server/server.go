@@ -48,14 +48,15 @@ type Server struct {
 	mocks        map[*provider.Provider]*mock.Mock
 	lists        *modelLists // upstream model lists (list_models)
 	labels       *metrics.ModelLabels
-	front        frontDoor      // Host and Origin checks (front.go)
-	fwd          forwardLists   // client headers forwarded upstream (forward.go)
-	access       *slog.Logger   // the access log, nil when off
-	admin        *admin.Handler // the management API and the console (adminbridge.go)
-	stop         chan struct{}  // closed when this generation is replaced or shut down
-	admits       atomic.Int64   // requests of this generation in flight
+	front        frontDoor     // Host and Origin checks (front.go)
+	fwd          forwardLists  // client headers forwarded upstream (forward.go)
+	access       *slog.Logger  // the access log, nil when off
+	stop         chan struct{} // closed when this generation is replaced or shut down
+	admits       atomic.Int64  // requests of this generation in flight
 
 	retireOnce sync.Once
+
+	admin *admin.Handler // the management API and the console (adminbridge.go)
 
 	*shared
 }
