@@ -116,13 +116,22 @@ func (b *bridge) credential(p *provider.Provider, c *provider.Credential, now ti
 		at := note.at.UTC()
 		ac.LastError, ac.LastErrorAt = note.cause, &at
 	}
-	until := time.Unix(0, provider.RestUntil(p.Cooldowns(), c.ID))
+	until, accountWhy := time.Unix(0, provider.RestUntil(p.Cooldowns(), c.ID)), ""
 	if p.IsAccount() && s.accts != nil {
-		if a, ok := s.accts.Account(c.Name); ok && a.Disabled {
-			ac.State, ac.Why = admin.StateDisabled, "account disabled"
+		if a, ok := s.accts.Account(c.Name); ok {
+			switch {
+			case a.Disabled:
+				ac.State, ac.Why = admin.StateDisabled, "account disabled"
+			case a.NeedsLogin:
+				ac.State, ac.Why = admin.StateDisabled, "needs a new login (slipstream login)"
+			}
+			accountWhy = a.CoolingReason
 		}
 		if u := s.accts.Cooling(c.Name); u.After(until) {
-			until = u
+			until = u // the account rests as a whole, for its quota
+			if accountWhy != "" {
+				note.cause, noted = accountWhy, true
+			}
 		}
 		util := s.accts.Utilisation(c.Name)
 		for i, w := range [2]string{"short", "long"} {
