@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"slipstream/internal/testkit"
+	"slipstream/server/accounts"
 	"slipstream/server/admin"
 	"slipstream/server/config"
 )
@@ -635,4 +636,40 @@ func TestAdminCancelMockStream(t *testing.T) {
 	if !strings.Contains(string(rest), "cancelled by the gateway's operator") || time.Since(start) > 2*time.Second {
 		t.Fatalf("after %v the stream ends with %q", time.Since(start), clipT(rest[max(0, len(rest)-300):]))
 	}
+}
+
+// TestAdminAccountStates: a subscription account rested by its quota
+// shows cooling with the provider's reason and its quota window; one the
+// provider banned shows disabled.
+func TestAdminAccountStates(t *testing.T) {
+	t.Parallel()
+	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2", "a3")
+	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
+		switch name {
+		case "a1":
+			w.Header().Set("Anthropic-Ratelimit-Unified-Status", "rejected")
+			w.Header().Set("Anthropic-Ratelimit-Unified-5h-Status", "rejected")
+			w.Header().Set("Anthropic-Ratelimit-Unified-5h-Reset", fmt.Sprint(rig.clk.Now().Add(2*time.Hour).Unix()))
+			w.WriteHeader(429)
+			io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"usage limit"}}`)
+			return true
+		case "a2":
+			w.WriteHeader(400)
+			io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`)
+			return true
+		}
+		return false
+	}
+	rig.startWith(config.KindClaudeAccount, "admin: {tokens: [{name: ops, token: "+adminToken+"}]}", "    strategy: fill-first\n")
+	if status, body := rig.claude(claudeCodeBody); status != 200 {
+		t.Fatalf("status %d body %s", status, body)
+	}
+	a1, a2, a3 := credentialOf(t, rig.base, "acct", "a1"), credentialOf(t, rig.base, "acct", "a2"), credentialOf(t, rig.base, "acct", "a3")
+	if a1.State != admin.StateCooling || a1.CoolingUntil == nil || a1.Why == "" {
+		t.Fatalf("a1: %+v", a1)
+	}
+	if a2.State != admin.StateDisabled || a3.State != admin.StateReady {
+		t.Fatalf("a2 %+v, a3 %+v", a2, a3)
+	}
+	rig.noSecrets("providers", fmt.Sprint(a1, a2, a3))
 }

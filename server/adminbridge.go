@@ -86,9 +86,10 @@ func (b *bridge) Status() admin.Status {
 	return st
 }
 
-// Providers implements admin.Backend.
+// Providers implements admin.Backend. States are judged on the server's
+// clock, the one cooldowns and budgets are kept on.
 func (b *bridge) Providers() []admin.Provider {
-	s, now := b.s, time.Now()
+	s, now := b.s, b.s.now()
 	byProv, byCred := s.live.inFlight()
 	ps := s.reg.Providers()
 	out := make([]admin.Provider, 0, len(ps))
@@ -157,7 +158,7 @@ func (b *bridge) credential(p *provider.Provider, c *provider.Credential, now ti
 // Keys implements admin.Backend: each key's limits and its state in the
 // store, read by the names keys.New gave them.
 func (b *bridge) Keys() []admin.Key {
-	s, now := b.s, time.Now()
+	s, now := b.s, b.s.now()
 	out := make([]admin.Key, 0, len(s.cfg.Keys))
 	for i := range s.cfg.Keys {
 		k := &s.cfg.Keys[i]
@@ -255,7 +256,7 @@ func (b *bridge) SetDisabled(prov, cred string, disabled bool) error {
 }
 
 func (b *bridge) publishCredential(p *provider.Provider, c *provider.Credential) {
-	ac := b.credential(p, c, time.Now())
+	ac := b.credential(p, c, b.s.now())
 	b.s.hub.Publish(admin.EventCredential, credentialEvent{Provider: p.Name, Credential: c.Name, State: ac.State, Why: ac.Why})
 }
 
