@@ -112,7 +112,7 @@
 
   // Providers.
   function credentialRow(p, c) {
-    const icon = { ready: "✓", cooling: "⏸", disabled: "✕" }[c.state] || "?";
+    const icon = { ready: "✓", cooling: "◐", disabled: "✕" }[c.state] || "?";
     const detail = [];
     if (c.state === "cooling") detail.push("cooling " + until(c.cooling_until) + (c.why ? " (" + c.why + ")" : ""));
     if (c.in_flight) detail.push(c.in_flight + " in flight");
