@@ -210,6 +210,9 @@ func causeOf(err error) string {
 	if err == errPanic {
 		return "panic"
 	}
+	if err == errCancelled {
+		return "cancelled"
+	}
 	return upstream.Classify(err).String()
 }
 

@@ -70,6 +70,7 @@ func (x *exchange) planRequest() failover.Request {
 func (x *exchange) aim(c failover.Candidate) {
 	x.target, x.try.cred = c.Target, c.Cred
 	x.upModel = x.try.plan.UpModel()
+	x.liveProgress() // the live view shows the attempt's provider and credential
 }
 
 // pickFirst picks the candidate of the first attempt (failover.Plan.Start).
@@ -256,6 +257,7 @@ func (x *exchange) attemptEnded(err error) bool {
 	cooled, retry := x.try.plan.Fail(v, now, x.try.attempts, x.s.cfg.Failover.MaxAttempts)
 	if cooled {
 		x.s.metrics.Cooldown(v.Reason)
+		x.s.noteCooled(x.target.Provider, x.try.cred, v.Reason)
 	}
 	if !retry || x.try.abandoned.Load() || !x.advance(now) {
 		return true

@@ -44,6 +44,7 @@ func (s *Server) WatchConfig(path string, load func() (*config.Config, error), s
 		w.Close()
 		return fmt.Errorf("cannot watch the config file: %w", err)
 	}
+	s.noteReloadSource(path, load)
 	go s.watchFile(w, path, load, stop)
 	return nil
 }

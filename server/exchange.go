@@ -29,6 +29,8 @@ type exchange struct {
 	outcomePart
 
 	tails translate.Tails // the same-dialect stream watchers, one per dialect
+
+	live liveEntry // its record in the live registry (live.go)
 }
 
 var exchangePool sync.Pool
@@ -62,6 +64,7 @@ func newExchange() *exchange {
 func (x *exchange) release(gen uint32) {
 	x.endLease(gen)
 	x.finish()
+	x.liveRemove()
 	x.requestPart.Reset()
 	x.try.Reset()
 	x.callPart.Reset()

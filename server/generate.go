@@ -15,6 +15,7 @@ func (s *Server) generate(x *exchange) bool {
 	if !x.prepare() {
 		return false
 	}
+	x.liveAdd()
 	if x.target.Provider.IsMock() {
 		return s.serveMock(x)
 	}

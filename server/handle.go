@@ -8,6 +8,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/pool"
+	"slipstream/server/admin"
 	"slipstream/server/ws"
 )
 
@@ -17,6 +18,9 @@ import (
 // with the body unread (fasthttp has read at most its first byte, see
 // MaxRequestBodySize in New) and closes the connection.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.serveAdmin(ctx) {
+		return
+	}
 	if !s.admitFront(ctx) {
 		return
 	}
@@ -150,6 +154,9 @@ func (s *Server) refuseKey(ctx *fasthttp.RequestCtx, d codec.Dialect) {
 // writes the refusal and returns its status; fasthttp then answers it and
 // closes the connection, and the body is never read.
 func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
+	if admin.Owns(ctx.Path()) {
+		return fasthttp.StatusContinue // its bodies are small; serveAdmin checks the rest
+	}
 	if !s.admitFront(ctx) {
 		return ctx.Response.StatusCode()
 	}

@@ -54,6 +54,9 @@ func (x *exchange) relayMock(out sink) {
 		if evs[i].Kind == codec.EventText {
 			if texts > 0 && delay > 0 {
 				time.Sleep(delay)
+				if x.mockCancelled(out) {
+					return
+				}
 			}
 			texts++
 		}

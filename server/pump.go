@@ -130,7 +130,7 @@ func (x *exchange) progress(ev *sse.Event) {
 // that arrived together leave together, in one write to the client, and
 // none waits for a later read from the upstream.
 func (x *exchange) relayOut(out sink, ok bool) pumpNext {
-	if ok && (x.rd.Ready() || out.Flush()) {
+	if ok && (x.rd.Ready() || x.liveFlush(out)) {
 		return pumpOn
 	}
 	return pumpReturn

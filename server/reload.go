@@ -51,6 +51,7 @@ func (s *Server) ReloadWith(src string, load func() (*config.Config, error)) err
 		err = s.Reload(cfg)
 	}
 	s.metrics.Reload(err == nil)
+	s.noteReload(src, load, err)
 	if err != nil {
 		s.log.Printf("config reload from %s rejected; the previous configuration keeps serving:\n%v", src, err)
 		return fmt.Errorf("cannot reload %s: %w", src, err)

@@ -107,6 +107,10 @@ func (x *exchange) relaySame(out sink) {
 // streamFailure describes an upstream stream that stopped before its
 // terminal event.
 func (x *exchange) streamFailure(readErr error) codec.Error {
+	if x.cancelled() {
+		status, msg := x.cancelledCall()
+		return codec.Error{Status: status, Kind: codec.KindForStatus(status), Message: []byte(msg)}
+	}
 	e := codec.Error{Status: fasthttp.StatusBadGateway, Kind: codec.ErrAPI, Message: msgTruncated}
 	if readErr == errMalformedEvent {
 		e.Message = msgMalformed

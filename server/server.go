@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/server/accounts"
+	"slipstream/server/admin"
 	"slipstream/server/config"
 	"slipstream/server/keys"
 	"slipstream/server/metrics"
@@ -57,6 +58,8 @@ type Server struct {
 
 	retireOnce sync.Once
 
+	admin *admin.Handler // the management API and the console (adminbridge.go)
+
 	*shared
 }
 
@@ -79,6 +82,15 @@ type shared struct {
 	ids      idSource
 
 	ws *ws.Transport // the WebSocket transport, across generations
+
+	// The operator's side (adminbridge.go, live.go): the live requests,
+	// the management API's live feed, the reload it runs.
+	live     liveSet
+	hub      *admin.Hub
+	switches *provider.Switches // credentials an operator turned off, across reloads
+	reloadP  atomic.Pointer[reloadSource]
+	lastRel  atomic.Pointer[admin.Reload]
+	started  time.Time
 
 	// lnMu guards shut and lns: the listeners Serve was given, which
 	// Shutdown closes itself, since fasthttp's Shutdown does nothing to a
@@ -133,6 +145,7 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		sh.metrics = metrics.New()
 	}
 	sh.ids.init()
+	sh.hub, sh.started, sh.switches = admin.NewHub(), time.Now(), provider.NewSwitches()
 	if sh.store == nil {
 		st, err := newStore(cfg, sh.log, sh.metrics)
 		if err != nil {
@@ -195,11 +208,13 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 		sh.cool = sh.store.Cooldowns(s.reg.Cooldowns())
 	}
 	s.reg.SetCooldowns(sh.cool)
+	s.reg.SetSwitches(sh.switches)
 	s.labels = metrics.NewModelLabels(cfg)
 	s.prices = newPriceTable(cfg)
 	s.front = newFrontDoor(cfg)
 	s.fwd = newForwardLists(cfg)
 	s.access = newAccessLog(cfg, sh.logw)
+	s.admin = s.newAdmin()
 	s.lists = newModelLists(s.reg, s.clients, s.log)
 	ks, err := keys.New(cfg.Keys, sh.store)
 	if err != nil {
@@ -293,6 +308,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	cur := s.current.Load()
 	cur.shutdownWebSocket(ctx)
+	s.hub.Close() // open live feeds must not hold the shutdown
 	s.closeListeners()
 	err := s.srv.ShutdownWithContext(ctx)
 	if errors.Is(err, net.ErrClosed) {

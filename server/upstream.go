@@ -222,6 +222,9 @@ func (x *exchange) rewindBody() { x.rewindUpBody() }
 // otherwise. Both name the provider and the cause class, never its
 // address or credential.
 func (x *exchange) callError(err error) (int, string) {
+	if x.cancelled() {
+		return x.cancelledCall()
+	}
 	x.callErr = err
 	name := x.target.Provider.Name
 	cause := upstream.Classify(err)

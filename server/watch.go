@@ -100,6 +100,12 @@ type watcher struct {
 	every time.Duration
 	raw   syscall.RawConn
 	x     *exchange
+
+	// An operator's cancel (live.go): cancelled stays set until the
+	// exchange leaves the live registry; relay is set while a response
+	// body is relayed (start to stop), when cancel closes it.
+	cancelled bool
+	relay     *exchange
 }
 
 // startCall watches x's client while x's upstream call (with its failover
@@ -119,6 +125,12 @@ func (w *watcher) arm(x *exchange, call bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.left, w.up, w.call = false, nil, call
+	if w.relay = nil; !call {
+		w.relay = x
+		if w.cancelled {
+			w.closeRelayed(x)
+		}
+	}
 	if x.conn == nil && x.goneCh == nil {
 		return
 	}
@@ -174,7 +186,7 @@ func (w *watcher) stop() {
 		w.on = false
 		w.t.Stop()
 	}
-	w.x, w.raw, w.up = nil, nil, nil
+	w.x, w.raw, w.up, w.relay = nil, nil, nil, nil
 	w.mu.Unlock()
 }
 
@@ -221,4 +233,45 @@ func (w *watcher) check() {
 	if c, ok := w.x.upResp.BodyStream().(fasthttp.ReadCloserWithError); ok {
 		_ = c.CloseWithError(errClientGone)
 	}
+}
+
+// cancel stops x's upstream for an operator (live.go): like check for a
+// departed client, except that the client stays and gets the dialect's
+// error. A call waiting for its response head is interrupted when its
+// connection is known, and fails over no further; a relayed body is
+// closed (the connection is dropped, not pooled), which ends the relay's
+// read, now or as soon as the relay starts.
+func (w *watcher) cancel(x *exchange) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cancelled = true
+	x.try.abandoned.Store(true)
+	if w.relay != nil {
+		w.closeRelayed(w.relay)
+		return
+	}
+	if w.call && w.up != nil {
+		upstream.Interrupt(w.up)
+	}
+}
+
+// closeRelayed closes the upstream body x relays. w.mu is held.
+func (w *watcher) closeRelayed(x *exchange) {
+	if c, ok := x.upResp.BodyStream().(fasthttp.ReadCloserWithError); ok {
+		_ = c.CloseWithError(errCancelled)
+	}
+}
+
+// isCancelled reports whether an operator cancelled the request.
+func (w *watcher) isCancelled() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cancelled
+}
+
+// clearCancel forgets a cancel once the request left the live registry.
+func (w *watcher) clearCancel() {
+	w.mu.Lock()
+	w.cancelled = false
+	w.mu.Unlock()
 }

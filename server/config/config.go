@@ -63,6 +63,8 @@ type Config struct {
 	// Prices override or add to the price table built into slipstream,
 	// which prices every request's cost (prices.go). Default: none.
 	Prices []Price `yaml:"prices"`
+	// Admin configures the management API and the console (admin.go).
+	Admin Admin `yaml:"admin"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.

@@ -146,6 +146,7 @@ func (c *Config) Validate() Problems {
 	c.validateFallbacks(add)
 	c.validateFront(add)
 	c.validatePrices(add)
+	c.validateAdmin(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
 	}

@@ -144,6 +144,9 @@ func (p *Provider) Pick(model, session, tried uint64, now int64) (c *Credential,
 			continue
 		}
 		cr := &p.creds[k]
+		if p.off.Off(cr.ID) {
+			continue // turned off by an operator
+		}
 		u := p.cool.Until(cr.ID, model, now)
 		if p.gate != nil {
 			g := p.gate.Hold(cr, now)

@@ -31,8 +31,9 @@ type Provider struct {
 	wheel    []uint16 // credential indices in weighted order (strategy weighted)
 	cool     Cooldowns
 	affinity bool
-	gate     Gate    // accounts: usability beyond the cooldown table, or nil
-	backend  Backend // accounts: how requests are signed and answers read, or nil (KeyBackend)
+	gate     Gate      // accounts: usability beyond the cooldown table, or nil
+	backend  Backend   // accounts: how requests are signed and answers read, or nil (KeyBackend)
+	off      *Switches // credentials an operator turned off (switches.go), or nil
 }
 
 // New builds a Provider from its configuration.

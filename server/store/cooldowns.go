@@ -60,6 +60,10 @@ func (c *Cooldowns) Forget(cred uint64) {
 	c.r.later(op{kind: opPublish, msg: c.r.replica + " f " + strconv.FormatUint(cred, 16)})
 }
 
+// Latest is the end of cred's latest rest in the local table, for the
+// management API (provider.RestUntil).
+func (c *Cooldowns) Latest(cred uint64) int64 { return provider.RestUntil(c.local, cred) }
+
 // apply takes another replica's broadcast into the local table.
 func (c *Cooldowns) apply(kind string, cred, model uint64, until int64) {
 	switch kind {
