@@ -340,6 +340,29 @@ func TestAdminKeysAndStatus(t *testing.T) {
 	}
 }
 
+// TestAdminKeyMoney: a key with budget_usd shows its money budget and what
+// it spent, the request's cost at the configured price; a key without one
+// shows neither.
+func TestAdminKeyMoney(t *testing.T) {
+	t.Parallel()
+	up := newUpstream(t, &recorder{reply: anthropicReply})
+	yml := strings.Replace(adminConfig, "budget: 100000, rpm: 100}", "budget_usd: 2.5, rpm: 100}\n  - {name: plain, key: sk-plain-0123456789}", 1) +
+		"prices:\n  - {model: \"claude-x\", input: 3, output: 15}\n"
+	base, _ := serveAdminAt(t, parseConfig(t, yml, up.URL), "0.0.0.0:0", nil)
+	if status, _, body := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[]}`, "x-api-key", adminClientKey); status != 200 {
+		t.Fatalf("request: %d %s", status, body)
+	}
+	var ks []admin.Key
+	adminGet(t, base, "/admin/api/keys", &ks)
+	if len(ks) != 2 || ks[0].BudgetUSD == nil || ks[0].SpentUSD == nil || ks[1].BudgetUSD != nil || ks[1].SpentUSD != nil {
+		t.Fatalf("keys: %+v", ks)
+	}
+	// 2900 input tokens at $3 and 12 output tokens at $15 per million.
+	if want := 2900*3e-6 + 12*15e-6; *ks[0].BudgetUSD != 2.5 || *ks[0].SpentUSD < want-1e-9 || *ks[0].SpentUSD > want+1e-9 {
+		t.Fatalf("budget %v spent %v, want 2.5 and %v", *ks[0].BudgetUSD, *ks[0].SpentUSD, want)
+	}
+}
+
 // TestAdminReload: the reload action reloads the file the server watches
 // and the status shows it; a server without a file says it cannot.
 func TestAdminReload(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"slipstream/server/admin"
 	"slipstream/server/config"
+	"slipstream/server/keys"
 	"slipstream/server/provider"
 	"slipstream/server/store"
 )
@@ -190,11 +191,16 @@ func (b *bridge) Keys() []admin.Key {
 }
 
 // keyMoney is key name's budget in money per period and what it spent in
-// the period, nil while money tracking is not wired. INTEGRATOR: answer
-// from the price table's budget_usd state (budget_usd of config.Key and
-// the store's money counter of the key).
+// the period (reservations of requests in flight included), both nil for
+// a key without budget_usd: only those keep a money counter.
 func (s *Server) keyMoney(name string, now time.Time) (budgetUSD, spentUSD *float64) {
-	return nil, nil
+	k := s.keys.ByName(name)
+	if !k.HasBudgetUSD() {
+		return nil, nil
+	}
+	sp := s.keys.Spend(k, now)
+	budget, spent := keys.USD(sp.BudgetNanos), keys.USD(sp.UsedNanos+sp.ReservedNanos)
+	return &budget, &spent
 }
 
 // spentToday is what today's (UTC) requests cost, nil while money
