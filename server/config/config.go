@@ -60,6 +60,9 @@ type Config struct {
 	// or prefixes ending in "*" ("x-my-*"). Client credentials and
 	// hop-by-hop headers are never forwarded. Default: none.
 	ForwardHeaders []string `yaml:"forward_headers"`
+	// Usage configures the usage ledger (usage.go). Default: on, in an
+	// SQLite file in the user's state directory.
+	Usage Usage `yaml:"usage"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.

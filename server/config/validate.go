@@ -80,6 +80,7 @@ func (c *Config) applyDefaults() {
 	c.Failover.applyDefaults()
 	c.CORS.applyDefaults()
 	c.applyAccountDefaults()
+	c.Usage.applyDefaults()
 }
 
 func (t *Timeouts) applyDefaults() {
@@ -145,6 +146,7 @@ func (c *Config) Validate() Problems {
 	c.validateAccounts(add)
 	c.validateFallbacks(add)
 	c.validateFront(add)
+	c.Usage.validate(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
 	}
