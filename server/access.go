@@ -116,6 +116,7 @@ func (x *exchange) record() {
 	}
 	r.Model = s.labels.Label(pool.B2S(x.model))
 	s.metrics.Observe(&r)
+	x.toLedger(&r)
 	x.recordAccount()
 	if x.key != nil && x.usage.Known && s.store.Shared() {
 		u := &x.usage

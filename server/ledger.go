@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"slipstream/server/config"
+	"slipstream/server/ledger"
+	"slipstream/server/metrics"
+)
+
+// The usage ledger (server/ledger) reads the finish stage's outcome: one
+// record per finished exchange, queued by toLedger from record. The
+// ledger lives for the process, across reloads (usage is bound at start).
+
+// ledgerOpenTimeout bounds connecting to the ledger's database at start.
+const ledgerOpenTimeout = 10 * time.Second
+
+// openLedger starts the usage ledger cfg asks for: off when usage.enabled
+// is false, or when usage.database is not set and def (Options.DefaultLedger)
+// is empty either. An SQLite file that cannot be opened stops the start;
+// a PostgreSQL server that does not answer yet only delays the writes
+// (records wait in the queue, within its bound).
+func (sh *shared) openLedger(cfg *config.Config, def string) error {
+	u := &cfg.Usage
+	db := u.Database
+	if db == "" {
+		db = def
+	}
+	if !u.On() || db == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ledgerOpenTimeout)
+	defer cancel()
+	d, err := ledger.Open(ctx, db)
+	if err != nil && (d == nil || !d.Postgres()) {
+		if d != nil {
+			_ = d.Close()
+		}
+		return fmt.Errorf("cannot start the usage ledger (fix usage.database, or set usage.enabled: false): %w", err)
+	}
+	if err != nil {
+		sh.log.Printf("usage ledger: %v; records are queued and written once the database answers", err)
+	}
+	sh.ledger = ledger.Start(d, ledger.Options{
+		QueueSize: u.QueueSize,
+		BatchSize: u.BatchSize,
+		Interval:  u.BatchInterval.D(),
+		Retention: u.Retention.D(),
+		Counters:  sh.metrics.Ledger(),
+		Log:       sh.log,
+	})
+	sh.log.Printf("usage ledger: %s (retention %s)", d, retentionText(u.Retention))
+	return nil
+}
+
+func retentionText(r config.Retention) string {
+	b, _ := r.MarshalText() // never fails
+	return string(b)
+}
+
+// closeLedger writes what the ledger holds, within ctx, and closes it.
+func (sh *shared) closeLedger(ctx context.Context) {
+	if sh.ledger == nil {
+		return
+	}
+	if err := sh.ledger.Close(ctx); err != nil {
+		sh.log.Printf("usage ledger: cannot close %s: %v", sh.ledger.DB(), err)
+	}
+}
+
+// Ledger returns the usage ledger, for its queries (ledger.DB), or nil
+// when it is off.
+func (s *Server) Ledger() *ledger.Ledger { return s.ledger }
+
+// toLedger queues the exchange's record in the usage ledger, when it is
+// on. It copies the model names and id out of the request's buffers into
+// the record (on the stack) and costs one channel send: no allocation, no
+// wait for the database. r is the request as record measured it.
+func (x *exchange) toLedger(r *metrics.Request) {
+	l := x.s.ledger
+	if l == nil {
+		return
+	}
+	var e ledger.Record
+	e.Start = x.start.UnixMicro()
+	e.ID.Set(x.id[:])
+	e.Key, e.Provider, e.ClientDialect = r.Key, r.Provider, r.Dialect
+	if x.try.cred != nil {
+		e.Credential = x.try.cred.Name // the configured name, never the secret
+	}
+	if p := x.target.Provider; p != nil {
+		e.UpstreamDialect = p.Dialect.String()
+	}
+	e.Model.Set(x.model)
+	e.UpstreamModel.Set(x.upModel)
+	if x.fsink.out != nil {
+		e.Transport = ledger.WebSocket
+	}
+	e.Status = int32(x.status)
+	if err := x.failure(); err != nil {
+		e.Cause = causeOf(err)
+	}
+	u := &x.usage
+	e.Input, e.Output, e.CacheRead, e.CacheWrite, e.Reasoning = u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning
+	e.Estimated = u.Estimated
+	e.Latency, e.TTFT = r.Latency, r.TTFT
+	e.BytesIn, e.BytesOut = r.BytesIn, r.BytesOut
+	x.ledgerCost(&e)
+	l.Add(&e)
+}
+
+// ledgerCost fills the record's cost: CostNanoUSD, Priced, and
+// APIEquivalent for a subscription account. Until the price table is
+// wired in, no request is priced (unpriced, never free).
+func (x *exchange) ledgerCost(r *ledger.Record) {
+	r.CostNanoUSD, r.Priced, r.APIEquivalent = 0, false, false
+}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"slipstream/codec"
+	"slipstream/internal/pgtest"
+	"slipstream/server/ledger"
+)
+
+// ledgerDatabases runs f with a fresh SQLite file and a fresh real
+// PostgreSQL database: the server's ledger is tested on both.
+func ledgerDatabases(t *testing.T, f func(t *testing.T, database string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "usage.db")) })
+	t.Run("postgres", func(t *testing.T) { f(t, pgtest.Start(t).URL()) })
+}
+
+// waitLedger waits until the ledger has written or dropped every record
+// added, and n were added.
+func waitLedger(t *testing.T, l *ledger.Ledger, n int64) ledger.Stats {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := l.Stats()
+		if st.Added == n && st.Written+st.Dropped == n {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ledger: %+v, want %d records handled", st, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestLedgerRecords: each finished request, over HTTP (same dialect,
+// translated, failed upstream) and over a WebSocket turn, becomes one
+// record whose fields match what the client saw.
+func TestLedgerRecords(t *testing.T) {
+	ledgerDatabases(t, func(t *testing.T, database string) {
+		u := &sseUpstream{reply: func(_ int, body []byte) upReply {
+			if bytes.Contains(body, []byte("fail-me")) {
+				return upReply{status: 400, body: `{"error":{"type":"invalid_request_error","message":"no"}}`}
+			}
+			return upReply{body: textAnswer("resp_1", "hello there")}
+		}}
+		extra := "keys:\n  - {name: alice, key: sk-alice-0123456789}\nusage: {database: \"" + database + "\", batch_interval: 10ms}\n"
+		base, s := wsServer(t, u, extra)
+		alice := []string{"Authorization", "Bearer sk-alice-0123456789"}
+		type want struct {
+			id, model, dialect, transport string
+			status                        int
+			input, output                 int64
+		}
+		var wants []want
+		f := func(path, body string, d codec.Dialect) {
+			t.Helper()
+			status, h, got := post(t, base+path, body, alice...)
+			if status != 200 && status != 400 {
+				t.Fatalf("%s: %d %s", path, status, got)
+			}
+			w := want{id: h.Get(requestIDHeader), model: "gpt-5", dialect: d.String(), transport: "http", status: status, input: 11, output: 3}
+			if status != 200 {
+				w.input, w.output = 0, 0
+			}
+			wants = append(wants, w)
+		}
+		f("/v1/responses", `{"model":"gpt-5","stream":true,"input":"hi"}`, codec.DialectResponses)
+		f("/v1/messages", `{"model":"gpt-5","stream":true,"max_tokens":50,"messages":[{"role":"user","content":"hi"}]}`, codec.DialectAnthropic)
+		f("/v1/responses", `{"model":"gpt-5","stream":true,"input":"fail-me"}`, codec.DialectResponses)
+		c, _ := wsDial(t, base, "/v1/responses", alice...)
+		wsSend(t, c, `{"type":"response.create","model":"gpt-5","input":"hi"}`)
+		if evs := wsResponse(t, c); last(evs).Type != "response.completed" {
+			t.Fatalf("WebSocket turn: %s", last(evs).Raw)
+		}
+		wants = append(wants, want{model: "gpt-5", dialect: codec.DialectResponses.String(), transport: "websocket", status: 200, input: 11, output: 3})
+
+		l := s.Ledger()
+		if l == nil {
+			t.Fatal("no ledger with usage.database set")
+		}
+		st := waitLedger(t, l, int64(len(wants)))
+		if st.Dropped != 0 {
+			t.Fatalf("dropped: %+v", st)
+		}
+		es, err := l.DB().Range(context.Background(), time.Time{}, time.Time{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != len(wants) {
+			t.Fatalf("%d records, want %d: %+v", len(es), len(wants), es)
+		}
+		for i, w := range wants {
+			e := es[i]
+			if w.id != "" && e.ID != w.id || e.ID == "" {
+				t.Errorf("record %d: id %q, want %q", i, e.ID, w.id)
+			}
+			if e.Key != "alice" || e.Provider != "up" || e.Credential != "key#0" || e.Model != w.model || e.UpstreamModel != w.model ||
+				e.ClientDialect != w.dialect || e.UpstreamDialect != codec.DialectResponses.String() || e.Transport != w.transport ||
+				e.Status != w.status || e.Input != w.input || e.Output != w.output || e.Estimated || e.Priced ||
+				e.BytesIn == 0 || e.BytesOut == 0 || e.Latency <= 0 || time.Since(e.Time) > time.Minute {
+				t.Errorf("record %d: %+v\nwant %+v", i, e, w)
+			}
+			if w.status == 200 && e.TTFT <= 0 {
+				t.Errorf("record %d: no time to first token: %+v", i, e)
+			}
+		}
+	})
+}
+
+// TestLedgerDatabaseGoesAway: PostgreSQL stops while requests flow. Every
+// request is still answered at once; the records past the queue's bound
+// are dropped and counted in /metrics; once the database is back, the
+// rest are written, and written + dropped is every request.
+func TestLedgerDatabaseGoesAway(t *testing.T) {
+	pg := pgtest.Start(t)
+	yml := "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n" +
+		"usage: {database: \"" + pg.URL() + "\", queue_size: 16, batch_size: 4, batch_interval: 5ms}\n"
+	base, s := startServer(t, yml, "")
+	body := `{"model":"mock","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
+	sent := int64(0)
+	send := func(n int) {
+		t.Helper()
+		for range n {
+			start := time.Now()
+			if status, _, got := post(t, base+"/v1/messages", body); status != 200 {
+				t.Fatalf("request %d: %d %s", sent+1, status, got)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("request %d waited %s", sent+1, d)
+			}
+			sent++
+		}
+	}
+	l := s.Ledger()
+	send(30)
+	waitLedger(t, l, 30)
+	pg.Stop()
+	send(200)
+	if st := l.Stats(); st.Dropped < 200-16-4-1 {
+		t.Fatalf("during the outage: %+v", st)
+	}
+	pg.Restart(t)
+	waitLedger(t, l, 230)
+	send(20)
+	st := waitLedger(t, l, 250)
+	if st.Written < 30+20 || st.Dropped == 0 || st.Added != sent {
+		t.Fatalf("after the outage: %+v, %d requests", st, sent)
+	}
+	n, err := l.DB().Count(context.Background())
+	if err != nil || n != st.Written {
+		t.Fatalf("rows %d (%v), written %d", n, err, st.Written)
+	}
+	if got := metricValue(t, s, `slipstream_ledger_records_total{result="dropped"}`); got != st.Dropped {
+		t.Fatalf("dropped in /metrics: %d, ledger says %d", got, st.Dropped)
+	}
+	if got := metricValue(t, s, `slipstream_ledger_records_total{result="written"}`); got != st.Written {
+		t.Fatalf("written in /metrics: %d, ledger says %d", got, st.Written)
+	}
+	if metricValue(t, s, "slipstream_ledger_batch_failures_total") == 0 {
+		t.Fatal("no failed batch counted")
+	}
+}
+
+// metricValue reads one series from the server's exposition.
+func metricValue(t *testing.T, s *Server, series string) int64 {
+	t.Helper()
+	var b bytes.Buffer
+	s.Metrics().WritePrometheus(&b)
+	sc := bufio.NewScanner(&b)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no series %s in:\n%s", series, b.String())
+	return 0
+}
+
+// TestLedgerPlaces: a server built without Options.DefaultLedger keeps no
+// ledger unless usage.database names one (tests write nothing into the
+// home directory); with it, the file is created there; usage.enabled:
+// false turns it off.
+func TestLedgerPlaces(t *testing.T) {
+	mock := "providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"
+	if _, s := startServer(t, mock, ""); s.Ledger() != nil {
+		t.Fatal("a ledger without a database or a default place")
+	}
+	path := filepath.Join(t.TempDir(), "state", "slipstream", "usage.db")
+	s, err := New(parseConfig(t, mock, ""), Options{DefaultLedger: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Ledger() == nil {
+		t.Fatal("no ledger at the default place")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the default file was not created: %v", err)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err = New(parseConfig(t, mock+"usage: {enabled: false}\n", ""), Options{DefaultLedger: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Ledger() != nil {
+		t.Fatal("usage.enabled: false kept a ledger")
+	}
+	_ = s.Shutdown(context.Background())
+	// An SQLite file that cannot be made stops the start with a clear error.
+	_, err = New(parseConfig(t, mock+"usage: {database: /proc/nope/usage.db}\n", ""), Options{})
+	if err == nil || !strings.Contains(err.Error(), "usage.database") {
+		t.Fatalf("unusable SQLite path: %v", err)
+	}
+}
