@@ -4,6 +4,7 @@
 //	slipstream check [-config FILE] [-print]
 //	slipstream health [-insecure] [URL]
 //	slipstream tokens [-encoding E] [-ids] [FILE]
+//	slipstream usage [-config FILE] [-by key|model|provider|day] [-from DATE] [-to DATE] [-format table|csv|json]
 //	slipstream version
 //	slipstream help
 package main
@@ -46,6 +47,7 @@ var commands = []command{
 	{name: "health", args: "[URL]", doc: "GET URL (default /readyz on $SLIPSTREAM_LISTEN's port, else http://127.0.0.1:8317/readyz); exit 0 when it answers 200 (for container health checks)", flags: healthFlags, maxArgs: 1},
 	{name: "tokens", args: "[FILE]", doc: "count the tokens of FILE or stdin", flags: tokensFlags, maxArgs: 1},
 	{name: "login", args: "claude|codex|gemini|antigravity | import claude|codex [FILE]", doc: "sign in with a subscription account (browser or pasted redirect; codex also -device) and store it under accounts_dir; import takes the CLI's own stored login", flags: loginFlags, maxArgs: 16},
+	{name: "usage", doc: "print totals from the usage ledger (requests, errors, tokens, cost) by key, model, provider or day", flags: usageFlags},
 	{name: "accounts", doc: "list the stored subscription accounts with their state (never a token)", flags: accountsFlags},
 	{name: "version", doc: "print the version"},
 	{name: "help", doc: "print this help"},
@@ -156,7 +158,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c := lookupCommand(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "slipstream: unknown command %q\nusage: slipstream [serve|check|health|tokens|login|accounts|version|help] [flags]  (slipstream help for more)\n", name)
+		fmt.Fprintf(stderr, "slipstream: unknown command %q\nusage: slipstream [serve|check|health|tokens|login|usage|accounts|version|help] [flags]  (slipstream help for more)\n", name)
 		return 2
 	}
 	fs, code := parse(c, args, stdout, stderr)
@@ -181,6 +183,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runLogin(fs, stdin, stdout, stderr)
 	case "accounts":
 		return runAccounts(str("config"), str("accounts-dir"), stdout, stderr)
+	case "usage":
+		return runUsage(fs, stdout, stderr)
 	}
 	return runServe(str("config"), str("listen"), str("pprof"), stderr)
 }
@@ -243,7 +247,11 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(cfg.Limits.GCPercent)
 	}
-	s, err := server.New(cfg, server.Options{Log: stderr, Version: version})
+	var s *server.Server
+	def, err := ledgerPlace(cfg)
+	if err == nil {
+		s, err = server.New(cfg, server.Options{Log: stderr, Version: version, DefaultLedger: def})
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
