@@ -132,13 +132,14 @@ func readTotals(cfg *config.Config, by ledger.Group, from, to time.Time) ([]ledg
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	d, err := ledger.Open(ctx, db)
-	if d != nil {
-		defer d.Close()
-	}
 	if err != nil {
+		if d != nil {
+			err = errors.Join(err, d.Close())
+		}
 		return nil, err
 	}
-	return d.Totals(ctx, by, from, to)
+	ts, err := d.Totals(ctx, by, from, to)
+	return ts, errors.Join(err, d.Close())
 }
 
 // usageColumns are the columns after the group's, in every format.

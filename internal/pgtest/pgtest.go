@@ -3,8 +3,9 @@
 // (fsync off): each test gets its own cluster, as internal/redistest
 // gives each its own Redis.
 //
-// The cluster is initialised once per test binary (initdb is the slow
-// part) and copied for each test. PostgreSQL refuses to run as root: when
+// The cluster is initialised once (initdb is the slow part; its output is
+// kept in the temporary directory for later runs) and copied for each
+// test. PostgreSQL refuses to run as root: when
 // the tests run as root, initdb and postgres run as the postgres user
 // (Debian's postgresql package creates it), and the data directory is
 // given to that user.
@@ -109,9 +110,11 @@ func Start(t testing.TB) *Cluster {
 	return c
 }
 
-// initTemplate runs initdb once, into a directory removed at exit only
-// by the OS's temporary-file cleaning (it is shared by every test of the
-// binary and small).
+// initTemplate finds or makes the template data directory: initdb's
+// output, kept in the temporary directory under a name per PostgreSQL
+// version and user, and shared by every test binary (made once, in a
+// directory of its own renamed into place, so that concurrent test
+// binaries neither race nor leave copies behind).
 func initTemplate() {
 	bin, err := binDir()
 	if err != nil {
@@ -123,24 +126,38 @@ func initTemplate() {
 		template.err = err
 		return
 	}
-	dir, err := os.MkdirTemp("", "pgtest-template-")
+	template.bin, template.cred = bin, cred
+	final := filepath.Join(os.TempDir(), fmt.Sprintf("slipstream-pgtest-%s-%d", filepath.Base(filepath.Dir(bin)), os.Geteuid()))
+	data := filepath.Join(final, "data")
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err == nil {
+		template.dir = data
+		return
+	}
+	dir, err := os.MkdirTemp("", "slipstream-pgtest-new-")
 	if err != nil {
 		template.err = err
 		return
 	}
-	data := filepath.Join(dir, "data")
+	defer os.RemoveAll(dir) // a no-op once renamed
 	if err := chown(dir, cred); err != nil {
 		template.err = err
 		return
 	}
-	cmd := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	cmd := exec.Command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		template.err = fmt.Errorf("initdb: %v: %s", err, out)
 		return
 	}
-	template.dir, template.bin, template.cred = data, bin, cred
+	if err := os.Rename(dir, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(data, "PG_VERSION")); serr != nil {
+			template.err = fmt.Errorf("cannot keep the PostgreSQL template: %v", err)
+			return
+		}
+		// Another test binary renamed its own into place first.
+	}
+	template.dir = data
 }
 
 // credential is the user PostgreSQL runs as: the postgres user when the

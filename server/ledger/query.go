@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"time"
@@ -62,7 +63,7 @@ type Total struct {
 // Totals sums the records of requests that arrived in [from, to), grouped
 // by g, in ascending order of the group. A zero from or to leaves that
 // end open.
-func (d *DB) Totals(ctx context.Context, g Group, from, to time.Time) ([]Total, error) {
+func (d *DB) Totals(ctx context.Context, g Group, from, to time.Time) (_ []Total, err error) {
 	if _, err := ParseGroup(string(g)); err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (d *DB) Totals(ctx context.Context, g Group, from, to time.Time) ([]Total, 
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
 	}
-	defer rows.Close()
+	defer closeRows(rows, &err)
 	var ts []Total
 	for rows.Next() {
 		var t Total
@@ -146,12 +147,12 @@ func (d *DB) Range(ctx context.Context, from, to time.Time, limit int) ([]Entry,
 	return d.entries(ctx, q, lo, hi, limit)
 }
 
-func (d *DB) entries(ctx context.Context, q string, args ...any) ([]Entry, error) {
+func (d *DB) entries(ctx context.Context, q string, args ...any) (_ []Entry, err error) {
 	rows, err := d.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
 	}
-	defer rows.Close()
+	defer closeRows(rows, &err)
 	var es []Entry
 	for rows.Next() {
 		var e Entry
@@ -177,4 +178,12 @@ func (d *DB) Count(ctx context.Context) (int64, error) {
 	var n int64
 	err := d.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM usage_records").Scan(&n)
 	return n, err
+}
+
+// closeRows closes rows, reporting its error through err when there was
+// none before.
+func closeRows(rows *sql.Rows, err *error) {
+	if cerr := rows.Close(); cerr != nil && *err == nil {
+		*err = cerr
+	}
 }
