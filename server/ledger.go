@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"slipstream/server/config"
 	"slipstream/server/ledger"
@@ -14,14 +13,13 @@ import (
 // record per finished exchange, queued by toLedger from record. The
 // ledger lives for the process, across reloads (usage is bound at start).
 
-// ledgerOpenTimeout bounds connecting to the ledger's database at start.
-const ledgerOpenTimeout = 10 * time.Second
-
 // openLedger starts the usage ledger cfg asks for: off when usage.enabled
 // is false, or when usage.database is not set and def (Options.DefaultLedger)
-// is empty either. An SQLite file that cannot be opened stops the start;
-// a PostgreSQL server that does not answer yet only delays the writes
-// (records wait in the queue, within its bound).
+// is empty either. The database is opened lazily (ledger.OpenLazy): an
+// idle server pays nothing for it (the idle RSS bound), an SQLite
+// file that cannot be created stops the start, and a database that does
+// not answer only delays the writes (records wait in the queue, within
+// its bound).
 func (sh *shared) openLedger(cfg *config.Config, def string) error {
 	u := &cfg.Usage
 	db := u.Database
@@ -31,17 +29,9 @@ func (sh *shared) openLedger(cfg *config.Config, def string) error {
 	if !u.On() || db == "" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ledgerOpenTimeout)
-	defer cancel()
-	d, err := ledger.Open(ctx, db)
-	if err != nil && (d == nil || !d.Postgres()) {
-		if d != nil {
-			_ = d.Close()
-		}
-		return fmt.Errorf("cannot start the usage ledger (fix usage.database, or set usage.enabled: false): %w", err)
-	}
+	d, err := ledger.OpenLazy(db)
 	if err != nil {
-		sh.log.Printf("usage ledger: %v; records are queued and written once the database answers", err)
+		return fmt.Errorf("cannot start the usage ledger (fix usage.database, or set usage.enabled: false): %w", err)
 	}
 	sh.ledger = ledger.Start(d, ledger.Options{
 		QueueSize: u.QueueSize,
@@ -51,7 +41,7 @@ func (sh *shared) openLedger(cfg *config.Config, def string) error {
 		Counters:  sh.metrics.Ledger(),
 		Log:       sh.log,
 	})
-	sh.log.Printf("usage ledger: %s (retention %s)", d, retentionText(u.Retention))
+	sh.log.Printf("usage ledger: %s (retention %s; opened on the first record)", d, retentionText(u.Retention))
 	return nil
 }
 

@@ -59,6 +59,19 @@ func Describe(database string) string {
 // and Insert applies them first. The caller closes the DB either way
 // (unless it is nil).
 func Open(ctx context.Context, database string) (*DB, error) {
+	d, err := OpenLazy(database)
+	if err != nil {
+		return nil, err
+	}
+	return d, d.ensureSchema(ctx)
+}
+
+// OpenLazy is Open without connecting: an SQLite file and its directory
+// are created (so that a path that cannot be written fails now), but the
+// database is first opened, and its migrations applied, by the first
+// Insert, Prune or query. A server opens its ledger so, so that the
+// database's code and caches cost no memory until a request is recorded.
+func OpenLazy(database string) (*DB, error) {
 	if database == "" {
 		return nil, errors.New("cannot open the usage ledger: no database given (usage.database)")
 	}
@@ -77,7 +90,7 @@ func Open(ctx context.Context, database string) (*DB, error) {
 		return nil, fmt.Errorf("cannot open the usage ledger %s: %w", d.where, err)
 	}
 	d.db.SetConnMaxIdleTime(time.Minute)
-	return d, d.ensureSchema(ctx)
+	return d, nil
 }
 
 // sqliteParams are the settings of every SQLite connection: WAL so that

@@ -61,7 +61,12 @@ type Counters interface {
 type Ledger struct {
 	db *DB
 	o  Options
-	q  chan Record
+
+	// q is the queue, made by the first Add (an idle ledger holds no
+	// QueueSize records of memory); ready is closed then.
+	q     atomic.Pointer[chan Record]
+	qmu   sync.Mutex
+	ready chan struct{}
 
 	stop    chan struct{}
 	done    chan struct{}
@@ -90,7 +95,7 @@ func Start(db *DB, o Options) *Ledger {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	l := &Ledger{db: db, o: o, q: make(chan Record, o.QueueSize), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Ledger{db: db, o: o, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -108,10 +113,38 @@ func (l *Ledger) Add(r *Record) {
 		return
 	}
 	select {
-	case l.q <- *r:
+	case l.queue() <- *r:
 	default:
 		l.drop(1)
 	}
+}
+
+// queue returns the queue, made on first use.
+func (l *Ledger) queue() chan Record {
+	if q := l.q.Load(); q != nil {
+		return *q
+	}
+	return l.makeQueue()
+}
+
+func (l *Ledger) makeQueue() chan Record {
+	l.qmu.Lock()
+	defer l.qmu.Unlock()
+	if q := l.q.Load(); q != nil {
+		return *q
+	}
+	q := make(chan Record, l.o.QueueSize)
+	l.q.Store(&q)
+	close(l.ready)
+	return q
+}
+
+// queued is how many records wait in the queue.
+func (l *Ledger) queued() int {
+	if q := l.q.Load(); q != nil {
+		return len(*q)
+	}
+	return 0
 }
 
 func (l *Ledger) drop(n int) {
@@ -130,7 +163,7 @@ type Stats struct {
 
 // Stats returns the ledger's counts.
 func (l *Ledger) Stats() Stats {
-	return Stats{Added: l.added.Load(), Written: l.written.Load(), Dropped: l.dropped.Load(), Queued: len(l.q)}
+	return Stats{Added: l.added.Load(), Written: l.written.Load(), Dropped: l.dropped.Load(), Queued: l.queued()}
 }
 
 // Close stops taking records, writes those queued (retrying a failing

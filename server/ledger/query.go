@@ -67,6 +67,9 @@ func (d *DB) Totals(ctx context.Context, g Group, from, to time.Time) (_ []Total
 	if _, err := ParseGroup(string(g)); err != nil {
 		return nil, err
 	}
+	if err := d.ensureSchema(ctx); err != nil {
+		return nil, err
+	}
 	q := "SELECT " + g.expr() + `, COUNT(*),
 		SUM(CASE WHEN status >= 400 OR cause <> '' THEN 1 ELSE 0 END),
 		CAST(SUM(input_tokens) AS BIGINT), CAST(SUM(output_tokens) AS BIGINT),
@@ -148,6 +151,9 @@ func (d *DB) Range(ctx context.Context, from, to time.Time, limit int) ([]Entry,
 }
 
 func (d *DB) entries(ctx context.Context, q string, args ...any) (_ []Entry, err error) {
+	if err := d.ensureSchema(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := d.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
@@ -175,6 +181,9 @@ func (d *DB) entries(ctx context.Context, q string, args ...any) (_ []Entry, err
 
 // Count returns how many records the ledger holds.
 func (d *DB) Count(ctx context.Context) (int64, error) {
+	if err := d.ensureSchema(ctx); err != nil {
+		return 0, err
+	}
 	var n int64
 	err := d.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM usage_records").Scan(&n)
 	return n, err

@@ -382,9 +382,16 @@ func testRetention(t *testing.T, database string) {
 	}
 	l := Start(d, Options{Interval: 5 * time.Millisecond, Now: func() time.Time { return now }})
 	defer l.Close(ctx)
-	waitFor(t, func() bool { n, _ := d.Count(ctx); return n == 1 })
+	// Pruning follows a write: an idle ledger touches nothing.
+	time.Sleep(50 * time.Millisecond)
+	if n, _ := d.Count(ctx); n != 2 {
+		t.Fatalf("an idle ledger pruned: %d rows", n)
+	}
+	cur := rec(now, "now", "k", "p", "m", "m", 200, 1, 1, 0, false)
+	l.Add(&cur)
+	waitFor(t, func() bool { n, _ := d.Count(ctx); return n == 2 && l.Stats().Written == 1 })
 	es, err := d.Latest(ctx, 10)
-	if err != nil || len(es) != 1 || es[0].ID != "new" {
+	if err != nil || len(es) != 2 || es[0].ID != "now" || es[1].ID != "new" {
 		t.Fatalf("left: %+v, %v", es, err)
 	}
 }

@@ -18,32 +18,49 @@ const (
 )
 
 // run is the writer: it gathers records into a batch and writes it when
-// full or every Interval, retrying a failed write (the batch is kept and
-// the queue absorbs what arrives meanwhile), and prunes old records.
+// full or Interval after its first record, retrying a failed write (the
+// batch is kept and the queue absorbs what arrives meanwhile), and prunes
+// old records after a write once pruning is due. An idle ledger does
+// nothing: no timer runs while the batch is empty, and a lazily opened
+// database is not touched before the first record.
 func (l *Ledger) run() {
 	defer close(l.done)
+	select {
+	case <-l.ready:
+	case <-l.stop:
+		return // nothing was ever added
+	}
+	q := *l.q.Load()
 	batch := make([]Record, 0, l.o.BatchSize)
-	tick := time.NewTicker(l.o.Interval)
-	defer tick.Stop()
-	var nextPrune time.Time // zero: prune at the first tick
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var due <-chan time.Time // the batch's deadline; nil while it is empty
+	var nextPrune time.Time  // zero: prune after the first write
 	for {
 		select {
-		case r := <-l.q:
+		case r := <-q:
 			batch = append(batch, r)
+			if len(batch) == 1 {
+				timer.Reset(l.o.Interval)
+				due = timer.C
+			}
 			if len(batch) < cap(batch) {
 				continue
 			}
-		case <-tick.C:
-			l.prune(&nextPrune)
+		case <-due:
 		case <-l.stop:
+			timer.Stop()
 			l.finish(batch)
 			return
 		}
+		timer.Stop()
+		due = nil
 		if !l.flush(batch) {
 			l.finish(batch)
 			return
 		}
 		batch = batch[:0]
+		l.prune(&nextPrune)
 	}
 }
 
@@ -112,9 +129,10 @@ func (l *Ledger) finish(batch []Record) {
 // fill tops batch up from the queue without waiting, and returns its
 // length.
 func (l *Ledger) fill(batch []Record) int {
+	q := l.queue()
 	for len(batch) < cap(batch) {
 		select {
-		case r := <-l.q:
+		case r := <-q:
 			batch = append(batch, r)
 		default:
 			return len(batch)
@@ -144,10 +162,15 @@ func (l *Ledger) writeBefore(ctx context.Context, batch []Record) bool {
 // drain empties the queue, counting the records (and calling f on each,
 // when not nil).
 func (l *Ledger) drain(f func(*Record)) int {
+	p := l.q.Load()
+	if p == nil {
+		return 0
+	}
+	q := *p
 	n := 0
 	for {
 		select {
-		case r := <-l.q:
+		case r := <-q:
 			if f != nil {
 				f(&r)
 			}
