@@ -17,9 +17,10 @@ import (
 // is false, or when usage.database is not set and def (Options.DefaultLedger)
 // is empty either. The database is opened lazily (ledger.OpenLazy): an
 // idle server pays nothing for it (the idle RSS bound), an SQLite
-// file that cannot be created stops the start, and a database that does
-// not answer only delays the writes (records wait in the queue, within
-// its bound).
+// file that cannot be created stops the start (at the default place def,
+// it only turns the ledger off, with a warning), and a database that
+// does not answer only delays the writes (records wait in the queue,
+// within its bound).
 func (sh *shared) openLedger(cfg *config.Config, def string) error {
 	u := &cfg.Usage
 	db := u.Database
@@ -30,6 +31,12 @@ func (sh *shared) openLedger(cfg *config.Config, def string) error {
 		return nil
 	}
 	d, err := ledger.OpenLazy(db)
+	if err != nil && u.Database == "" {
+		// The default place: a read-only home must not stop a server
+		// whose configuration never asked for a ledger there.
+		sh.log.Printf("warning: usage ledger off: %v (set usage.database to a writable path, or usage.enabled: false)", err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("cannot start the usage ledger (fix usage.database, or set usage.enabled: false): %w", err)
 	}

@@ -219,7 +219,15 @@ func TestLedgerPlaces(t *testing.T) {
 		t.Fatal("usage.enabled: false kept a ledger")
 	}
 	_ = s.Shutdown(context.Background())
-	// An SQLite file that cannot be made stops the start with a clear error.
+	// At the default place, a file that cannot be made turns the ledger
+	// off with a warning; named in usage.database, it stops the start
+	// with a clear error.
+	var logs bytes.Buffer
+	s, err = New(parseConfig(t, mock, ""), Options{DefaultLedger: "/proc/nope/usage.db", Log: &logs})
+	if err != nil || s.Ledger() != nil || !strings.Contains(logs.String(), "warning: usage ledger off") {
+		t.Fatalf("unusable default place: %v, %v, %q", err, s.Ledger(), logs.String())
+	}
+	_ = s.Shutdown(context.Background())
 	_, err = New(parseConfig(t, mock+"usage: {database: /proc/nope/usage.db}\n", ""), Options{})
 	if err == nil || !strings.Contains(err.Error(), "usage.database") {
 		t.Fatalf("unusable SQLite path: %v", err)

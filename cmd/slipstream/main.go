@@ -247,11 +247,7 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(cfg.Limits.GCPercent)
 	}
-	var s *server.Server
-	def, err := ledgerPlace(cfg)
-	if err == nil {
-		s, err = server.New(cfg, server.Options{Log: stderr, Version: version, DefaultLedger: def})
-	}
+	s, err := server.New(cfg, server.Options{Log: stderr, Version: version, DefaultLedger: ledgerPlace(cfg, stderr)})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -31,12 +31,17 @@ func usageFlags(fs *flag.FlagSet) {
 }
 
 // ledgerPlace is the ledger's database serve uses when usage.database is
-// not set: config.DefaultUsageDatabase, or "" with the ledger off.
-func ledgerPlace(cfg *config.Config) (string, error) {
+// not set: config.DefaultUsageDatabase, or "" (the ledger off, with a
+// warning on w when there is no state directory to put it in).
+func ledgerPlace(cfg *config.Config, w io.Writer) string {
 	if !cfg.Usage.On() || cfg.Usage.Database != "" {
-		return "", nil
+		return ""
 	}
-	return config.DefaultUsageDatabase(os.LookupEnv)
+	p, err := config.DefaultUsageDatabase(os.LookupEnv)
+	if err != nil {
+		fmt.Fprintf(w, "warning: usage ledger off: %v\n", err)
+	}
+	return p
 }
 
 func runUsage(fs *flag.FlagSet, stdout, stderr io.Writer) int {

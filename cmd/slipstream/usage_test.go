@@ -15,6 +15,7 @@ import (
 
 	"slipstream/internal/pgtest"
 	"slipstream/internal/testkit"
+	"slipstream/server/config"
 	"slipstream/server/ledger"
 )
 
@@ -204,5 +205,31 @@ func TestUsageAfterServe(t *testing.T) {
 		if w == nil || tot.Requests != w.requests || tot.Input != w.in || tot.Output != w.out || w.in == 0 || tot.Errors != 0 {
 			t.Fatalf("%s: %+v, want %+v", tot.Group, tot, w)
 		}
+	}
+}
+
+// TestLedgerPlace: serve's default ledger is in the state directory; with
+// none (a systemd DynamicUser's HOME is /), the ledger is off with a
+// warning rather than stopping the start.
+func TestLedgerPlace(t *testing.T) {
+	cfg, err := config.Parse([]byte("providers:\n  - {name: m, kind: mock, models: [\"*\"]}\n"), testkit.Env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STATE_DIRECTORY", "")
+	t.Setenv("XDG_STATE_HOME", "/s")
+	var w bytes.Buffer
+	if got := ledgerPlace(cfg, &w); got != "/s/slipstream/usage.db" || w.Len() != 0 {
+		t.Fatalf("XDG_STATE_HOME: %q %q", got, w.String())
+	}
+	t.Setenv("STATE_DIRECTORY", "/var/lib/slipstream")
+	if got := ledgerPlace(cfg, &w); got != "/var/lib/slipstream/usage.db" {
+		t.Fatalf("STATE_DIRECTORY: %q", got)
+	}
+	t.Setenv("STATE_DIRECTORY", "")
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/")
+	if got := ledgerPlace(cfg, &w); got != "" || !strings.Contains(w.String(), "warning: usage ledger off") {
+		t.Fatalf("no state directory: %q %q", got, w.String())
 	}
 }

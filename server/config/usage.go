@@ -22,7 +22,8 @@ type Usage struct {
 	// postgresql:// URL, so that replicas write one ledger. Secret: it may
 	// hold a password, which is never printed. Default
 	// $XDG_STATE_HOME/slipstream/usage.db, else
-	// ~/.local/state/slipstream/usage.db (see DefaultUsageDatabase).
+	// ~/.local/state/slipstream/usage.db (see DefaultUsageDatabase); when
+	// that cannot be made, the ledger is off, with a warning.
 	Database string `yaml:"database" secret:"true"`
 	// Retention is how long records are kept: a duration with a d (days)
 	// or h suffix, such as 90d or 720h, or "forever". Older records are
@@ -112,16 +113,24 @@ func checkUsageDatabase(db string) error {
 }
 
 // DefaultUsageDatabase is the ledger's file when usage.database is not
-// set: usage.db in slipstream's directory of the user's state directory
-// ($XDG_STATE_HOME, else ~/.local/state), looked up through lookup.
+// set, looked up through lookup: usage.db in systemd's state directory
+// ($STATE_DIRECTORY, set by StateDirectory=; the first when it lists
+// several), else in slipstream's directory of the user's state directory
+// ($XDG_STATE_HOME/slipstream, else ~/.local/state/slipstream).
 func DefaultUsageDatabase(lookup func(string) (string, bool)) (string, error) {
+	if d, ok := lookup("STATE_DIRECTORY"); ok && d != "" {
+		d, _, _ = strings.Cut(d, ":")
+		if filepath.IsAbs(d) {
+			return filepath.Join(d, "usage.db"), nil
+		}
+	}
 	if d, ok := lookup("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
 		return filepath.Join(d, "slipstream", "usage.db"), nil
 	}
-	if h, ok := lookup("HOME"); ok && h != "" {
+	if h, ok := lookup("HOME"); ok && h != "" && h != "/" {
 		return filepath.Join(h, ".local", "state", "slipstream", "usage.db"), nil
 	}
-	return "", errors.New("cannot place the usage ledger: neither XDG_STATE_HOME nor HOME is set (set usage.database, or usage.enabled: false)")
+	return "", errors.New("no state directory for the usage ledger: none of STATE_DIRECTORY, XDG_STATE_HOME or HOME is set (set usage.database, or usage.enabled: false)")
 }
 
 // Retention is how long the ledger keeps records: a time.Duration

@@ -83,5 +83,7 @@ func TestDefaultUsageDatabase(t *testing.T) {
 	f(map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, "/s/slipstream/usage.db")
 	f(map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/h"}, "/h/.local/state/slipstream/usage.db")
 	f(map[string]string{"HOME": "/h"}, "/h/.local/state/slipstream/usage.db")
+	f(map[string]string{"STATE_DIRECTORY": "/var/lib/slipstream:/var/lib/other", "HOME": "/h"}, "/var/lib/slipstream/usage.db")
+	f(map[string]string{"HOME": "/"}, "")
 	f(map[string]string{}, "")
 }
