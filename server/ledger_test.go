@@ -40,8 +40,9 @@ func waitLedger(t *testing.T, l *ledger.Ledger, n int64) ledger.Stats {
 	}
 }
 
-// TestLedgerRecords: each finished request, over HTTP (same dialect,
-// translated, failed upstream) and over a WebSocket turn, becomes one
+// TestLedgerRecords: each finished request, over HTTP (same dialect, the
+// three other dialects translated, a failed upstream) and over a
+// WebSocket turn, becomes one
 // record whose fields match what the client saw.
 func TestLedgerRecords(t *testing.T) {
 	ledgerDatabases(t, func(t *testing.T, database string) {
@@ -75,6 +76,8 @@ func TestLedgerRecords(t *testing.T) {
 		f("/v1/responses", `{"model":"gpt-5","stream":true,"input":"hi"}`, codec.DialectResponses)
 		f("/v1/messages", `{"model":"gpt-5","stream":true,"max_tokens":50,"messages":[{"role":"user","content":"hi"}]}`, codec.DialectAnthropic)
 		f("/v1/responses", `{"model":"gpt-5","stream":true,"input":"fail-me"}`, codec.DialectResponses)
+		f("/v1/chat/completions", `{"model":"gpt-5","stream":true,"messages":[{"role":"user","content":"hi"}]}`, codec.DialectChat)
+		f("/v1beta/models/gpt-5:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, codec.DialectGemini)
 		c, _ := wsDial(t, base, "/v1/responses", alice...)
 		wsSend(t, c, `{"type":"response.create","model":"gpt-5","input":"hi"}`)
 		if evs := wsResponse(t, c); last(evs).Type != "response.completed" {
