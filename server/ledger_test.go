@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"slipstream/codec"
 	"slipstream/internal/pgtest"
+	"slipstream/internal/testkit"
 	"slipstream/server/ledger"
 )
 
@@ -52,8 +54,12 @@ func TestLedgerRecords(t *testing.T) {
 			}
 			return upReply{body: textAnswer("resp_1", "hello there")}
 		}}
-		extra := "keys:\n  - {name: alice, key: sk-alice-0123456789}\nusage: {database: \"" + database + "\", batch_interval: 10ms}\n"
-		base, s := wsServer(t, u, extra)
+		up := newUpstream(t, u)
+		yml := "providers:\n  - {name: up, kind: openai, api: responses, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\n" +
+			"timeouts: {keepalive: 0s, ws_ping: 100ms}\nlog: {access: true, format: json}\n" +
+			"keys:\n  - {name: alice, key: sk-alice-0123456789}\nusage: {database: \"" + database + "\", batch_interval: 10ms}\n"
+		var logs testkit.Buffer
+		base, s := serveConfigServer(t, parseConfig(t, yml, up.URL), &logs)
 		alice := []string{"Authorization", "Bearer sk-alice-0123456789"}
 		type want struct {
 			id, model, dialect, transport string
@@ -115,6 +121,7 @@ func TestLedgerRecords(t *testing.T) {
 				t.Errorf("record %d: no time to first token: %+v", i, e)
 			}
 		}
+		checkAccessLog(t, logs.String(), es)
 	})
 }
 
@@ -234,5 +241,33 @@ func TestLedgerPlaces(t *testing.T) {
 	_, err = New(parseConfig(t, mock+"usage: {database: /proc/nope/usage.db}\n", ""), Options{})
 	if err == nil || !strings.Contains(err.Error(), "usage.database") {
 		t.Fatalf("unusable SQLite path: %v", err)
+	}
+}
+
+// checkAccessLog: every ledger record has the access-log line of the same
+// request id, with the same names, status, tokens and bytes.
+func checkAccessLog(t *testing.T, log string, es []ledger.Entry) {
+	t.Helper()
+	lines := map[string]map[string]any{}
+	for _, l := range strings.Split(log, "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["id"] != nil && m["upstream_model"] != nil {
+			lines[m["id"].(string)] = m
+		}
+	}
+	for _, e := range es {
+		m := lines[e.ID]
+		if m == nil {
+			t.Errorf("no access-log line for record %s", e.ID)
+			continue
+		}
+		n := func(k string) int64 { f, _ := m[k].(float64); return int64(f) }
+		if m["key"] != e.Key || m["provider"] != e.Provider || m["credential"] != e.Credential || m["model"] != e.Model ||
+			m["upstream_model"] != e.UpstreamModel || m["dialect"] != e.ClientDialect || m["cause"] != e.Cause ||
+			n("status") != int64(e.Status) || n("input_tokens") != e.Input || n("output_tokens") != e.Output ||
+			n("cache_read_tokens") != e.CacheRead || n("reasoning_tokens") != e.Reasoning ||
+			n("bytes_in") != e.BytesIn || n("bytes_out") != e.BytesOut || m["estimated"] != e.Estimated {
+			t.Errorf("record %+v\ndiffers from its access-log line %v", e, m)
+		}
 	}
 }
