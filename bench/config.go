@@ -59,9 +59,13 @@ func AppendConfig(dst []byte, listen, stubURL string, lim ConfigLimits) []byte {
 }
 
 // WriteConfig writes a generated config into dir and returns its path.
+// The usage ledger is on, as by default, in an SQLite file in dir (never
+// in the home directory).
 func WriteConfig(dir, listen, stubURL string, lim ConfigLimits) (string, error) {
 	path := filepath.Join(dir, "slipstream-bench.yaml")
-	if err := os.WriteFile(path, AppendConfig(nil, listen, stubURL, lim), 0o600); err != nil {
+	cfg := AppendConfig(nil, listen, stubURL, lim)
+	cfg = fmt.Appendf(cfg, "usage: {database: %q}\n", filepath.Join(dir, "usage.db"))
+	if err := os.WriteFile(path, cfg, 0o600); err != nil {
 		return "", fmt.Errorf("cannot write config: %w", err)
 	}
 	return path, nil

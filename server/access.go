@@ -123,6 +123,7 @@ func (x *exchange) record() {
 		s.metrics.Cost(&metrics.CostLabels{Provider: r.Provider, Model: s.labels.Label(pool.B2S(x.upModel)), Key: r.Key},
 			c.Pico, c.Priced(), c.Kind == price.APIEquivalent)
 	}
+	x.toLedger(&r, c)
 	x.recordAccount()
 	if x.key != nil && x.usage.Known && s.store.Shared() {
 		u := &x.usage

@@ -73,6 +73,9 @@ func restartOnly(a, b *config.Config) []string {
 	if a.Redis != b.Redis {
 		ws = append(ws, "redis")
 	}
+	if !a.Usage.Equal(&b.Usage) {
+		ws = append(ws, "usage")
+	}
 	if a.Limits.GCPercent != b.Limits.GCPercent {
 		ws = append(ws, "limits.gc_percent")
 	}

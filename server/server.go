@@ -24,6 +24,7 @@ import (
 	"slipstream/server/admin"
 	"slipstream/server/config"
 	"slipstream/server/keys"
+	"slipstream/server/ledger"
 	"slipstream/server/metrics"
 	"slipstream/server/mock"
 	"slipstream/server/price"
@@ -91,6 +92,7 @@ type shared struct {
 	reloadP  atomic.Pointer[reloadSource]
 	lastRel  atomic.Pointer[admin.Reload]
 	started  time.Time
+	ledger   *ledger.Ledger // the usage ledger (ledger.go), nil when off
 
 	// lnMu guards shut and lns: the listeners Serve was given, which
 	// Shutdown closes itself, since fasthttp's Shutdown does nothing to a
@@ -119,6 +121,11 @@ type Options struct {
 	// Version is slipstream's version, named in the User-Agent of
 	// translated requests (slipstream/VERSION). Default "dev".
 	Version string
+	// DefaultLedger is the usage ledger's database when usage.database
+	// is not set (slipstream serve passes config.DefaultUsageDatabase).
+	// Default "": then the ledger is kept only where usage.database says,
+	// so a server built by a test writes nothing into the home directory.
+	DefaultLedger string
 }
 
 // New builds a server for a validated configuration.
@@ -156,6 +163,9 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 	}
 	s, err := sh.generation(cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := sh.openLedger(cfg, o.DefaultLedger); err != nil {
 		return nil, err
 	}
 	sh.current.Store(s)
@@ -318,6 +328,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range cur.clients {
 		c.CloseIdle()
 	}
+	s.closeLedger(ctx)
 	if s.ownStore {
 		s.store.Close()
 	}

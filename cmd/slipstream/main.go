@@ -4,6 +4,7 @@
 //	slipstream check [-config FILE] [-print]
 //	slipstream health [-config FILE] [-insecure] [URL]
 //	slipstream tokens [-encoding E] [-ids] [FILE]
+//	slipstream usage [-config FILE] [-by key|model|provider|day] [-from DATE] [-to DATE] [-format table|csv|json]
 //	slipstream version
 //	slipstream help [COMMAND]
 package main
@@ -46,6 +47,7 @@ var commands = []command{
 	{name: "health", args: "[URL]", doc: "GET URL (default /readyz of the configuration's listener, over https when it configures tls, trusting its cert_file); exit 0 when it answers 200 (for container health checks); an http URL a TLS-only listener refuses is asked over https", flags: healthFlags, maxArgs: 1},
 	{name: "tokens", args: "[FILE]", doc: "count the tokens of FILE or stdin", flags: tokensFlags, maxArgs: 1},
 	{name: "login", args: "claude|codex|gemini|antigravity | import claude|codex [FILE]", doc: "sign in with a subscription account (browser or pasted redirect; codex also -device) and store it under accounts_dir; import takes the CLI's own stored login", flags: loginFlags, maxArgs: 16},
+	{name: "usage", doc: "print totals from the usage ledger (requests, errors, tokens, cost) by key, model, provider or day", flags: usageFlags},
 	{name: "accounts", doc: "list the stored subscription accounts with their state (never a token)", flags: accountsFlags},
 	{name: "version", doc: "print the version"},
 	{name: "help", args: "[COMMAND]", doc: "print this help, or one command's", maxArgs: 1},
@@ -207,6 +209,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runLogin(fs, stdin, stdout, stderr)
 	case "accounts":
 		return runAccounts(str("config"), str("accounts-dir"), stdout, stderr)
+	case "usage":
+		return runUsage(fs, stdout, stderr)
 	}
 	return runServe(str("config"), str("listen"), str("pprof"), stderr)
 }
@@ -296,7 +300,7 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(cfg.Limits.GCPercent)
 	}
-	s, err := server.New(cfg, server.Options{Log: stderr, Version: version})
+	s, err := server.New(cfg, server.Options{Log: stderr, Version: version, DefaultLedger: ledgerPlace(cfg, stderr)})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -65,6 +65,9 @@ type Config struct {
 	Prices []Price `yaml:"prices"`
 	// Admin configures the management API and the console (admin.go).
 	Admin Admin `yaml:"admin"`
+	// Usage configures the usage ledger (usage.go). Default: on, in an
+	// SQLite file in the user's state directory.
+	Usage Usage `yaml:"usage"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.

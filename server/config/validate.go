@@ -80,6 +80,7 @@ func (c *Config) applyDefaults() {
 	c.Failover.applyDefaults()
 	c.CORS.applyDefaults()
 	c.applyAccountDefaults()
+	c.Usage.applyDefaults()
 }
 
 func (t *Timeouts) applyDefaults() {
@@ -147,6 +148,7 @@ func (c *Config) Validate() Problems {
 	c.validateFront(add)
 	c.validatePrices(add)
 	c.validateAdmin(add)
+	c.Usage.validate(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
 	}

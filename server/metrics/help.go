@@ -47,6 +47,8 @@ var families = map[string]family{
 	"slipstream_account_tokens_total":           {"counter", "Tokens each subscription account served, by kind."},
 	"slipstream_account_cooling":                {"gauge", "1 while a subscription account rests, else 0."},
 	"slipstream_account_window_utilisation":     {"gauge", "Share of each subscription account's usage window used, by window."},
+	"slipstream_ledger_records_total":           {"counter", "Usage ledger records, by result: written, or dropped (queue full, or not written by shutdown)."},
+	"slipstream_ledger_batch_failures_total":    {"counter", "Usage ledger batch writes the database refused (each is retried)."},
 }
 
 // appendExposition copies the text exposition src to dst with one # HELP

@@ -1,0 +1,183 @@
+// Package ledger is slipstream's usage ledger: one Record per finished
+// request, queued by the request path without blocking or allocating, and
+// written in batches by one goroutine to an SQLite file or a PostgreSQL
+// database (DB), which also answers the queries of `slipstream usage` and
+// the management API. Old records are pruned in the background.
+//
+// The request path pays one channel send (Add); a full queue drops the
+// record and counts it. A database that goes away is retried while the
+// queue absorbs what it can; every record ends up written or counted as
+// dropped.
+package ledger
+
+import (
+	"context"
+	"log"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options tune a Ledger. The zero value works.
+type Options struct {
+	// QueueSize is how many records wait for the writer at most; a
+	// record added to a full queue is dropped. Default 2048.
+	QueueSize int
+	// BatchSize is the most records one write carries. Default 256.
+	BatchSize int
+	// Interval is the longest a record waits in the queue before it is
+	// written (a full batch is written at once). Default 1s.
+	Interval time.Duration
+	// Retention is how long records are kept; older ones are deleted at
+	// start and every hour. Default 90 days; negative: kept forever.
+	Retention time.Duration
+	// Counters count written and dropped records and failed writes.
+	// Default: none.
+	Counters Counters
+	// Log receives the writer's errors. Default: discarded.
+	Log *log.Logger
+	// Now is the clock of retention. Default time.Now.
+	Now func() time.Time
+}
+
+// Defaults of Options.
+const (
+	DefaultQueueSize = 2048
+	DefaultBatchSize = 256
+	DefaultInterval  = time.Second
+	DefaultRetention = 90 * 24 * time.Hour
+)
+
+// Counters receive the ledger's counts (server/metrics implements them).
+// Dropped is called on the request path: it must not block or allocate.
+type Counters interface {
+	Written(n int)
+	Dropped(n int)
+	FailedBatch()
+}
+
+// Ledger queues records and writes them to a DB. Create it with Start;
+// Add is safe for concurrent use.
+type Ledger struct {
+	db *DB
+	o  Options
+
+	// q is the queue, made by the first Add (an idle ledger holds no
+	// QueueSize records of memory); ready is closed then.
+	q     atomic.Pointer[chan Record]
+	qmu   sync.Mutex
+	ready chan struct{}
+
+	stop    chan struct{}
+	done    chan struct{}
+	closing sync.Once
+	closed  atomic.Bool
+	final   context.Context // Close's context, set before stop is closed
+
+	added, written, dropped atomic.Int64
+}
+
+// Start starts the ledger's writer over db, which the Ledger owns from
+// now on (Close closes it).
+func Start(db *DB, o Options) *Ledger {
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Retention == 0 {
+		o.Retention = DefaultRetention
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	l := &Ledger{db: db, o: o, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	go l.run()
+	return l
+}
+
+// DB returns the ledger's database, for queries.
+func (l *Ledger) DB() *DB { return l.db }
+
+// Add queues a copy of r for the writer and returns at once. When the
+// queue is full, or the ledger is closed, r is dropped and counted. It
+// allocates nothing; r may be reused when it returns.
+func (l *Ledger) Add(r *Record) {
+	l.added.Add(1)
+	if l.closed.Load() {
+		l.drop(1)
+		return
+	}
+	select {
+	case l.queue() <- *r:
+	default:
+		l.drop(1)
+	}
+}
+
+// queue returns the queue, made on first use.
+func (l *Ledger) queue() chan Record {
+	if q := l.q.Load(); q != nil {
+		return *q
+	}
+	return l.makeQueue()
+}
+
+func (l *Ledger) makeQueue() chan Record {
+	l.qmu.Lock()
+	defer l.qmu.Unlock()
+	if q := l.q.Load(); q != nil {
+		return *q
+	}
+	q := make(chan Record, l.o.QueueSize)
+	l.q.Store(&q)
+	close(l.ready)
+	return q
+}
+
+// queued is how many records wait in the queue.
+func (l *Ledger) queued() int {
+	if q := l.q.Load(); q != nil {
+		return len(*q)
+	}
+	return 0
+}
+
+func (l *Ledger) drop(n int) {
+	l.dropped.Add(int64(n))
+	if l.o.Counters != nil {
+		l.o.Counters.Dropped(n)
+	}
+}
+
+// Stats are a Ledger's counts since Start. Once Close has returned,
+// Added == Written + Dropped.
+type Stats struct {
+	Added, Written, Dropped int64
+	Queued                  int // waiting in the queue now
+}
+
+// Stats returns the ledger's counts.
+func (l *Ledger) Stats() Stats {
+	return Stats{Added: l.added.Load(), Written: l.written.Load(), Dropped: l.dropped.Load(), Queued: l.queued()}
+}
+
+// Close stops taking records, writes those queued (retrying a failing
+// database until ctx ends: what is left then is counted as dropped), and
+// closes the database. It may be called more than once.
+func (l *Ledger) Close(ctx context.Context) error {
+	var err error
+	l.closing.Do(func() {
+		l.closed.Store(true)
+		l.final = ctx
+		close(l.stop)
+		<-l.done
+		l.drop(l.drain(nil)) // records that raced with closed (none once the server stopped)
+		err = l.db.Close()
+	})
+	return err
+}

@@ -1,0 +1,202 @@
+package ledger
+
+import (
+	"context"
+	"time"
+)
+
+// writeTimeout bounds one batch's write.
+const writeTimeout = 30 * time.Second
+
+// pruneEvery is how often retention runs.
+const pruneEvery = time.Hour
+
+// Backoff between attempts at a batch the database refused.
+const (
+	minBackoff = 250 * time.Millisecond
+	maxBackoff = 10 * time.Second
+)
+
+// run is the writer: it gathers records into a batch and writes it when
+// full or Interval after its first record, retrying a failed write (the
+// batch is kept and the queue absorbs what arrives meanwhile), and prunes
+// old records after a write once pruning is due. An idle ledger does
+// nothing: no timer runs while the batch is empty, and a lazily opened
+// database is not touched before the first record.
+func (l *Ledger) run() {
+	defer close(l.done)
+	select {
+	case <-l.ready:
+	case <-l.stop:
+		return // nothing was ever added
+	}
+	q := *l.q.Load()
+	batch := make([]Record, 0, l.o.BatchSize)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var due <-chan time.Time // the batch's deadline; nil while it is empty
+	var nextPrune time.Time  // zero: prune after the first write
+	for {
+		select {
+		case r := <-q:
+			batch = append(batch, r)
+			if len(batch) == 1 {
+				timer.Reset(l.o.Interval)
+				due = timer.C
+			}
+			if len(batch) < cap(batch) {
+				continue
+			}
+		case <-due:
+		case <-l.stop:
+			timer.Stop()
+			l.finish(batch)
+			return
+		}
+		timer.Stop()
+		due = nil
+		if !l.flush(batch) {
+			l.finish(batch)
+			return
+		}
+		batch = batch[:0]
+		l.prune(&nextPrune)
+	}
+}
+
+// flush writes batch, retrying with backoff until it is written (true) or
+// the ledger is closing (false: batch is still to be written).
+func (l *Ledger) flush(batch []Record) bool {
+	if len(batch) == 0 {
+		return true
+	}
+	wait := minBackoff
+	for failures := 0; ; failures++ {
+		err := l.write(context.Background(), batch)
+		if err == nil {
+			if failures > 0 {
+				l.logf("usage ledger: writing to %s again after %d failed attempt(s)", l.db, failures)
+			}
+			return true
+		}
+		if failures == 0 {
+			l.logf("usage ledger: cannot write %d record(s) to %s: %v; retrying (while it fails, records past the queue's %d are dropped and counted in slipstream_ledger_records_total{result=\"dropped\"})", len(batch), l.db, err, l.o.QueueSize)
+		}
+		select {
+		case <-l.stop:
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, maxBackoff)
+	}
+}
+
+// write writes batch in one transaction and counts it.
+func (l *Ledger) write(ctx context.Context, batch []Record) error {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	if err := l.db.Insert(ctx, batch); err != nil {
+		if l.o.Counters != nil {
+			l.o.Counters.FailedBatch()
+		}
+		return err
+	}
+	l.written.Add(int64(len(batch)))
+	if l.o.Counters != nil {
+		l.o.Counters.Written(len(batch))
+	}
+	return nil
+}
+
+// finish writes batch and what is left in the queue as Close ends,
+// retrying until Close's context ends; what could not be written is
+// counted as dropped.
+func (l *Ledger) finish(batch []Record) {
+	ctx := l.final
+	for {
+		batch = batch[:l.fill(batch)]
+		if len(batch) == 0 {
+			return
+		}
+		if !l.writeBefore(ctx, batch) {
+			l.drop(len(batch) + l.drain(nil))
+			return
+		}
+		batch = batch[:0]
+	}
+}
+
+// fill tops batch up from the queue without waiting, and returns its
+// length.
+func (l *Ledger) fill(batch []Record) int {
+	q := l.queue()
+	for len(batch) < cap(batch) {
+		select {
+		case r := <-q:
+			batch = append(batch, r)
+		default:
+			return len(batch)
+		}
+	}
+	return len(batch)
+}
+
+// writeBefore writes batch, retrying with backoff until ctx ends.
+func (l *Ledger) writeBefore(ctx context.Context, batch []Record) bool {
+	wait := minBackoff
+	for {
+		err := l.write(ctx, batch)
+		if err == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			l.logf("usage ledger: %d record(s) not written to %s at shutdown: %v", len(batch), l.db, err)
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, maxBackoff)
+	}
+}
+
+// drain empties the queue, counting the records (and calling f on each,
+// when not nil).
+func (l *Ledger) drain(f func(*Record)) int {
+	p := l.q.Load()
+	if p == nil {
+		return 0
+	}
+	q := *p
+	n := 0
+	for {
+		select {
+		case r := <-q:
+			if f != nil {
+				f(&r)
+			}
+			n++
+		default:
+			return n
+		}
+	}
+}
+
+// prune deletes records past the retention, at most once per pruneEvery.
+func (l *Ledger) prune(next *time.Time) {
+	now := l.o.Now()
+	if l.o.Retention < 0 || now.Before(*next) {
+		return
+	}
+	*next = now.Add(pruneEvery)
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if _, err := l.db.Prune(ctx, now.Add(-l.o.Retention)); err != nil {
+		l.logf("usage ledger: cannot delete records older than %s from %s: %v", l.o.Retention, l.db, err)
+	}
+}
+
+func (l *Ledger) logf(format string, args ...any) {
+	if l.o.Log != nil {
+		l.o.Log.Printf(format, args...)
+	}
+}
