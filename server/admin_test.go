@@ -363,6 +363,40 @@ func TestAdminKeyMoney(t *testing.T) {
 	}
 }
 
+// TestAdminUsageFromLedger: with a ledger, the usage and requests routes
+// answer from it (costs included) and the status shows today's spend.
+func TestAdminUsageFromLedger(t *testing.T) {
+	t.Parallel()
+	up := newUpstream(t, &recorder{reply: anthropicReply})
+	yml := adminConfig + "prices:\n  - {model: \"claude-x\", input: 3, output: 15}\n" +
+		"usage: {database: \"" + filepath.Join(t.TempDir(), "usage.db") + "\", batch_interval: 5ms}\n"
+	base, s := serveAdminAt(t, parseConfig(t, yml, up.URL), "0.0.0.0:0", nil)
+	for range 2 {
+		if status, _, body := post(t, base+"/v1/messages", `{"model":"claude-x","max_tokens":5,"messages":[]}`, "x-api-key", adminClientKey); status != 200 {
+			t.Fatalf("request: %d %s", status, body)
+		}
+	}
+	waitLedger(t, s.Ledger(), 2)
+	const cost = 2900*3e-6 + 12*15e-6 // per request
+	near := func(got, want float64) bool { return got > want-1e-9 && got < want+1e-9 }
+	var usage struct{ Rows []admin.UsageRow }
+	adminGet(t, base, "/admin/api/usage?by=key", &usage)
+	rows := usage.Rows
+	if len(rows) != 1 || rows[0].Group != "dev" || rows[0].Requests != 2 || rows[0].InputTokens != 5800 || !near(rows[0].CostUSD, 2*cost) {
+		t.Fatalf("usage by key: %+v", rows)
+	}
+	var reqs []admin.RequestRow
+	adminGet(t, base, "/admin/api/requests?limit=5", &reqs)
+	if len(reqs) != 2 || reqs[0].Time.Before(reqs[1].Time) || reqs[0].CostUSD == nil || !near(*reqs[0].CostUSD, cost) || reqs[0].Key != "dev" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	var st admin.Status
+	adminGet(t, base, "/admin/api/status", &st)
+	if !st.Ledger || st.Traffic.SpentUSDToday == nil || !near(*st.Traffic.SpentUSDToday, 2*cost) {
+		t.Fatalf("status: %+v", st)
+	}
+}
+
 // TestAdminReload: the reload action reloads the file the server watches
 // and the status shows it; a server without a file says it cannot.
 func TestAdminReload(t *testing.T) {

@@ -203,15 +203,6 @@ func (s *Server) keyMoney(name string, now time.Time) (budgetUSD, spentUSD *floa
 	return &budget, &spent
 }
 
-// spentToday is what today's (UTC) requests cost, nil while money
-// tracking is not wired. INTEGRATOR: answer from the cost counters.
-func (s *Server) spentToday() *float64 { return nil }
-
-// ledgerView is the usage ledger as the management API reads it, nil
-// while no ledger is enabled (its routes answer 503). INTEGRATOR: return
-// server/ledger's reader (admin.Ledger) when usage is enabled.
-func (s *Server) ledgerView() admin.Ledger { return nil }
-
 // Live implements admin.Backend.
 func (b *bridge) Live() []admin.LiveRequest { return b.s.live.list(time.Now()) }
 
