@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = d
+	// slipstream keeps its usage ledger in the user's state directory by
+	// default: the binaries these tests start keep theirs here instead.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(d, "state"))
+	os.Unsetenv("STATE_DIRECTORY")
 	code := m.Run()
 	os.RemoveAll(d)
 	os.Exit(code)
