@@ -22,6 +22,9 @@ type ConfigLimits struct {
 	MaxBodyBytes     int64
 	MaxConcurrent    int
 	MaxBytesInFlight int64
+	// NoLedger turns the usage ledger off (usage: {enabled: false}); by
+	// default it is on, as in slipstream's own default.
+	NoLedger bool
 }
 
 // AppendConfig appends a slipstream config (README, Configuration) listening on
@@ -59,14 +62,24 @@ func AppendConfig(dst []byte, listen, stubURL string, lim ConfigLimits) []byte {
 }
 
 // WriteConfig writes a generated config into dir and returns its path.
-// The usage ledger is on, as by default, in an SQLite file in dir (never
-// in the home directory).
+// It leaves the usage ledger to slipstream's default (on, in the state
+// directory, which the harness points into its own directory:
+// stateEnv), or turns it off with lim.NoLedger; binaries older than the
+// ledger read the config either way without it.
 func WriteConfig(dir, listen, stubURL string, lim ConfigLimits) (string, error) {
 	path := filepath.Join(dir, "slipstream-bench.yaml")
 	cfg := AppendConfig(nil, listen, stubURL, lim)
-	cfg = fmt.Appendf(cfg, "usage: {database: %q}\n", filepath.Join(dir, "usage.db"))
+	if lim.NoLedger {
+		cfg = append(cfg, "usage: {enabled: false}\n"...)
+	}
 	if err := os.WriteFile(path, cfg, 0o600); err != nil {
 		return "", fmt.Errorf("cannot write config: %w", err)
 	}
 	return path, nil
+}
+
+// stateEnv is the environment that keeps a slipstream's state (its usage
+// ledger) under dir instead of the user's home directory.
+func stateEnv(dir string) []string {
+	return []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "STATE_DIRECTORY="}
 }

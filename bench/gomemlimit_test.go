@@ -56,7 +56,7 @@ func TestGOMEMLIMITBurstOfLargeBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := StartSlipstream(bin, cfg, addr, []string{"GOMEMLIMIT=64MiB"}, Pinning{})
+	p, err := StartSlipstream(bin, cfg, addr, append(stateEnv(dir), "GOMEMLIMIT=64MiB"), Pinning{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ type Options struct {
 	Rest     time.Duration // fieldmix rest between 160-turn blocks; default 20 s
 	Pin      Pinning       // where proxies run
 	Targets  []string      // subset of direct, revproxy, slipstream; default all
+	NoLedger bool          // slipstream runs with its usage ledger off
 	// Perf is the path of Linux perf; when set, every slipstream case gets
 	// one extra, unmeasured run under `perf record` and its top symbols go
 	// into the row's Profile. "" = no profiles.
@@ -77,6 +78,7 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 // startSlipstream starts slipstream on a generated config whose providers
 // point at stubURL.
 func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (*Proc, error) {
+	lim.NoLedger = e.Opts.NoLedger
 	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
@@ -85,7 +87,7 @@ func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (
 	if err != nil {
 		return nil, err
 	}
-	return StartSlipstream(e.Slipstream, cfg, addr, env, e.Opts.Pin)
+	return StartSlipstream(e.Slipstream, cfg, addr, append(stateEnv(e.TmpDir), env...), e.Opts.Pin)
 }
 
 // loadCase is one fixed-request load measurement.

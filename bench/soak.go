@@ -110,12 +110,12 @@ func (env *Env) startupOnce(ctx context.Context, target string, req *Req) (Row, 
 	var p *Proc
 	switch target {
 	case "slipstream":
-		cfg, err := WriteConfig(env.TmpDir, addr, env.Stub.URL(), ConfigLimits{})
+		cfg, err := WriteConfig(env.TmpDir, addr, env.Stub.URL(), ConfigLimits{NoLedger: env.Opts.NoLedger})
 		if err != nil {
 			return Row{}, err
 		}
 		start = time.Now()
-		p, err = startProc(target, env.Opts.Pin.command(env.Slipstream, "-config", cfg), nil)
+		p, err = startProc(target, env.Opts.Pin.command(env.Slipstream, "-config", cfg), stateEnv(env.TmpDir))
 		if err != nil {
 			return Row{}, err
 		}

@@ -60,7 +60,7 @@ type flags struct {
 	out, workloads, targets, slipstream string
 	duration, warmup, rest              time.Duration
 	runs                                int
-	noPin, noPerf                       bool
+	noPin, noPerf, noLedger             bool
 	cpuprofile                          string
 }
 
@@ -76,6 +76,7 @@ func parseFlags() *flags {
 	flag.IntVar(&f.runs, "runs", 3, "runs per case; the median is reported")
 	flag.BoolVar(&f.noPin, "no-pin", false, "do not pin processes with taskset")
 	flag.BoolVar(&f.noPerf, "no-perf", false, "do not profile slipstream or count its system calls with perf (default: both when perf is installed)")
+	flag.BoolVar(&f.noLedger, "no-ledger", false, "run slipstream with its usage ledger off (default: on, in an SQLite file in the run's directory)")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write the harness's own CPU profile (stub + load generator) to this file")
 	flag.Parse()
 	return f
@@ -157,7 +158,7 @@ func setup(f *flags, pin bench.Pinning, cores int) (*bench.Env, func(), error) {
 	rep := &bench.Report{Conditions: conditions(cores, pin)}
 	env := &bench.Env{
 		Opts: bench.Options{Duration: f.duration, Warmup: f.warmup, Runs: max(f.runs, 1), Rest: f.rest,
-			Pin: pin, Targets: strings.Split(f.targets, ","), Log: os.Stderr},
+			Pin: pin, Targets: strings.Split(f.targets, ","), NoLedger: f.noLedger, Log: os.Stderr},
 		Stub: stub, SelfExe: exe, TmpDir: tmp, Report: rep,
 	}
 	env.Slipstream = f.slipstream
