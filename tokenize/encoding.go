@@ -28,18 +28,18 @@ var (
 	//go:embed tables/cl100k_base.bin
 	cl100kBlob string
 
-	o200k  = &Encoding{name: "o200k_base", split: splitO200k, blob: &o200kBlob}
-	cl100k = &Encoding{name: "cl100k_base", split: splitCl100k, blob: &cl100kBlob}
+	o200k  = &Encoding{name: "o200k_base", id: 1, blob: &o200kBlob}
+	cl100k = &Encoding{name: "cl100k_base", id: 2, blob: &cl100kBlob}
 )
 
 // Encoding is one byte-pair encoding. The two Encodings are package-level
 // singletons; all methods are safe for concurrent use.
 type Encoding struct {
-	name  string
-	split func(t []byte, i int) int
-	blob  *string
-	once  sync.Once
-	tab   atomic.Pointer[table]
+	name string
+	id   uint64 // its table's id, see newTable
+	blob *string
+	once sync.Once
+	tab  atomic.Pointer[table]
 }
 
 // O200k returns the o200k_base encoding (GPT-4o and later OpenAI models).
@@ -113,7 +113,7 @@ func (e *Encoding) table() *table {
 }
 
 func (e *Encoding) tableSlow() *table {
-	e.once.Do(func() { e.tab.Store(newTable(*e.blob)) })
+	e.once.Do(func() { e.tab.Store(newTable(*e.blob, e.id)) })
 	return e.tab.Load()
 }
 
@@ -123,8 +123,14 @@ func (e *Encoding) tableSlow() *table {
 func (st *state) encode(e *Encoding, t *table, text []byte, dst []uint32, ids bool) ([]uint32, int) {
 	valid := utf8.Valid(text)
 	count := 0
+	o200kSplit := e == o200k // a direct call: split is hot and small
 	for i := 0; i < len(text); {
-		end := e.split(text, i)
+		var end int
+		if o200kSplit {
+			end = splitO200k(text, i)
+		} else {
+			end = splitCl100k(text, i)
+		}
 		piece := text[i:end]
 		i = end
 		if !valid {
