@@ -60,6 +60,7 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 	st.growHeapScratch(int(n))
 	next, prev, pairRank, partRank := st.next, st.prev, st.pairRank, st.partRank
 	b := &st.buckets
+	c := &st.cache
 	b.head = acquireHeads()
 	if cap(b.pos) < 2*len(p) {
 		b.pos, b.link = make([]int32, 0, 2*len(p)), make([]int32, 0, 2*len(p))
@@ -89,13 +90,13 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 			parts--
 			if k < n {
 				prev[k] = i
-				if r2 := t.rankOf(p[i:next[k]]); r2 != noRank {
+				if r2 := c.rank(t, r, partRank[k], p, i, next[k]); r2 != noRank {
 					pairRank[i] = r2
 					b.push(r2, i)
 				}
 			}
 			if pi := prev[i]; pi >= 0 {
-				pairRank[pi] = t.rankOf(p[pi:k])
+				pairRank[pi] = c.rank(t, partRank[pi], r, p, pi, k)
 				if pairRank[pi] != noRank {
 					b.push(pairRank[pi], pi)
 				}

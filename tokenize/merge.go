@@ -59,44 +59,63 @@ func (t *table) rankOf(b []byte) uint32 {
 	return noRank
 }
 
-// mergeSmall keeps part boundaries in an array and scans all pairs for the
-// lowest rank after every merge: O(n^2), with no bookkeeping overhead.
+// mergeSmall keeps the parts in a linked list over byte positions, like
+// mergeHeap, but finds the lowest pair by scanning all pair slots after
+// every merge: O(n^2), with no heap and no moves. The scan is branch-free
+// (min), then stops at the leftmost pair of that rank. Absorbed parts keep
+// noRank in their pair slot.
 func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint32, int) {
-	bounds, pairs := st.bounds[:0], st.pairs[:0]
-	for i := 0; i <= len(p); i++ {
-		bounds = append(bounds, int32(i))
+	s := &st.small
+	n := len(p)
+	rank, pairs := s.rank[:n], s.pairs[:n]
+	next, prev := s.next[:n], s.prev[:n]
+	for i := range p {
+		rank[i], next[i], prev[i], pairs[i] = t.byteRank[p[i]], int8(i+1), int8(i-1), noRank
 	}
-	for i := 0; i+1 < len(p); i++ {
-		pairs = append(pairs, t.pair(p[i], p[i+1]))
+	for i := 0; i+1 < n; i++ {
+		pairs[i] = t.pair(p[i], p[i+1])
 	}
-	for len(pairs) > 0 {
-		k, low := 0, noRank
-		for i, r := range pairs {
-			if r < low {
-				k, low = i, r
-			}
+	c := &st.cache
+	parts := n
+	for {
+		low := noRank
+		for _, r := range pairs {
+			low = min(low, r)
 		}
 		if low == noRank {
 			break
 		}
-		// Parts k and k+1 become part k; pair k disappears, and the pairs
-		// on either side of the new part change.
-		bounds = append(bounds[:k+1], bounds[k+2:]...)
-		pairs = append(pairs[:k], pairs[k+1:]...)
-		if k < len(pairs) {
-			pairs[k] = t.rankOf(p[bounds[k]:bounds[k+2]])
+		k := 0
+		for pairs[k] != low {
+			k++
 		}
-		if k > 0 {
-			pairs[k-1] = t.rankOf(p[bounds[k-1]:bounds[k+1]])
+		// Part k absorbs its successor m; the pairs on either side of the
+		// new part change.
+		m := int(next[k])
+		nm := int(next[m])
+		rank[k], next[k], pairs[m], pairs[k] = low, int8(nm), noRank, noRank
+		parts--
+		if nm < n {
+			prev[nm] = int8(k)
+			pairs[k] = c.rank(t, low, rank[nm], p, int32(k), int32(next[nm]))
+		}
+		if pk := int(prev[k]); pk >= 0 {
+			pairs[pk] = c.rank(t, rank[pk], low, p, int32(pk), int32(nm))
 		}
 	}
-	st.bounds, st.pairs = bounds, pairs
 	if ids {
-		for i := 0; i+1 < len(bounds); i++ {
-			dst = append(dst, t.rankOf(p[bounds[i]:bounds[i+1]]))
+		for i := 0; i < n; i = int(next[i]) {
+			dst = append(dst, rank[i])
 		}
 	}
-	return dst, len(bounds) - 1
+	return dst, parts
+}
+
+// smallScratch is mergeSmall's scratch, sized for the longest piece it
+// merges.
+type smallScratch struct {
+	rank, pairs [smallPiece]uint32
+	next, prev  [smallPiece]int8
 }
 
 // mergeHeap keeps the parts in a doubly linked list over byte positions and
@@ -112,6 +131,7 @@ func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32
 		st.heap = make([]uint64, 0, len(p)+len(p)/2)
 	}
 	h := st.heap[:0]
+	c := &st.cache
 	for i := int32(0); i < n; i++ {
 		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
 	}
@@ -139,13 +159,13 @@ func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32
 		parts--
 		pairRank[i] = noRank
 		if k < n {
-			if r2 := t.rankOf(p[i:next[k]]); r2 != noRank {
+			if r2 := c.rank(t, r, partRank[k], p, i, next[k]); r2 != noRank {
 				pairRank[i] = r2
 				h = heapPush(h, heapEntry(r2, i))
 			}
 		}
 		if pi := prev[i]; pi >= 0 {
-			pairRank[pi] = t.rankOf(p[pi:k])
+			pairRank[pi] = c.rank(t, partRank[pi], r, p, pi, k)
 			if pairRank[pi] != noRank {
 				h = heapPush(h, heapEntry(pairRank[pi], pi))
 			}
