@@ -150,9 +150,26 @@ func (st *state) encode(e *Encoding, t *table, text []byte, dst []uint32, ids bo
 			}
 			continue
 		}
+		if !ids && len(piece) <= pieceCacheMax && !st.noPieceCache {
+			count += st.countCached(t, piece)
+			continue
+		}
 		var k int
 		dst, k = st.merge(t, piece, dst, ids)
 		count += k
 	}
 	return dst, count
+}
+
+// countCached returns the token count of piece, a piece of at most
+// pieceCacheMax bytes that is not a token, from the piece cache or by
+// merging it.
+func (st *state) countCached(t *table, piece []byte) int {
+	e, w, meta, ok := st.pieces.lookup(t, piece)
+	if ok {
+		return int(uint32(e.meta))
+	}
+	_, k := st.merge(t, piece, nil, false)
+	e.w, e.meta = w, meta|uint64(k)
+	return k
 }

@@ -1,6 +1,5 @@
 package tokenize
 
-
 // smallPiece is the longest piece merged by the quadratic scan; longer pieces
 // use the heap. The scan is faster for the short pieces that dominate text
 // (see BenchmarkMerge), the heap bounds the worst case at O(n log n).

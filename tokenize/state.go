@@ -24,6 +24,10 @@ type state struct {
 	fixed    []byte   // a piece with invalid UTF-8 replaced by U+FFFD
 	buckets  buckets  // mergeBuckets
 	cache    pairCache
+	pieces   pieceCache
+	// noPieceCache makes Count merge every piece that is not a token;
+	// benchmarks set it to measure merging itself.
+	noPieceCache bool
 }
 
 var statePool sync.Pool

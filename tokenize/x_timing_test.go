@@ -118,6 +118,25 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
+// BenchmarkCountNoPieceCache is BenchmarkCount with the piece cache off:
+// the inputs repeat a 35 KB corpus, so with it every merged piece after
+// the first pass is a cache hit, which measures the cache, not merging.
+func BenchmarkCountNoPieceCache(b *testing.B) {
+	inputs := []struct {
+		name string
+		text []byte
+	}{{"mix1MB", mixText(b, 1<<20)}, {"all1MB", allText(b, 1<<20)}}
+	for _, e := range []*Encoding{O200k(), Cl100k()} {
+		for _, in := range inputs {
+			b.Run(e.Name()+"/"+in.name, func(b *testing.B) {
+				t := e.table()
+				st := &state{noPieceCache: true}
+				loopCPU(b, len(in.text), func() { st.encode(e, t, in.text, nil, false) })
+			})
+		}
+	}
+}
+
 func BenchmarkCountTiktoken(b *testing.B) {
 	inputs := []struct {
 		name string
