@@ -28,6 +28,15 @@ type pieceEntry struct {
 
 // pieceKey loads a piece of 2 to pieceCacheMax bytes into three words.
 func pieceKey(p []byte) (w [3]uint64) {
+	if cap(p) >= pieceCacheMax {
+		// Three loads within p's capacity, masked to its length.
+		q := p[:pieceCacheMax]
+		for i := range w {
+			m := uint(min(max(len(p)-8*i, 0), 8))
+			w[i] = binary.LittleEndian.Uint64(q[8*i:]) & (^uint64(0) >> (64 - 8*m))
+		}
+		return w
+	}
 	var buf [pieceCacheMax]byte
 	copy(buf[:], p)
 	w[0] = binary.LittleEndian.Uint64(buf[0:])

@@ -199,6 +199,16 @@ func tagOf(h uint64) uint64 {
 // shortKey packs a token of 1 to shortMax bytes and its length into the
 // high bits of an index entry.
 func shortKey(b []byte) uint64 {
+	if cap(b) >= 8 {
+		// One load within b's capacity, masked to its length: no branch
+		// on the length.
+		x := binary.LittleEndian.Uint64(b[:8]) & (1<<(8*uint(len(b))) - 1)
+		return x<<(keyShift+3) | uint64(len(b))<<keyShift
+	}
+	return shortKeySlow(b)
+}
+
+func shortKeySlow(b []byte) uint64 {
 	var x uint64
 	switch n := len(b); n {
 	case 5:
