@@ -152,6 +152,17 @@ func classifySlow(r rune) class {
 // skipClass returns the end of the run of runes starting at t[i] whose
 // classes intersect mask.
 func skipClass(t []byte, i int, mask class) int {
+	// ASCII runs first: one table load per byte (cMulti is in no mask).
+	for i < len(t) && byteClass[t[i]]&mask != 0 {
+		i++
+	}
+	if i < len(t) && byteClass[t[i]] == cMulti {
+		return skipClassSlow(t, i, mask)
+	}
+	return i
+}
+
+func skipClassSlow(t []byte, i int, mask class) int {
 	for i < len(t) {
 		c, n := byteClass[t[i]], 1
 		if c == cMulti {
@@ -168,6 +179,16 @@ func skipClass(t []byte, i int, mask class) int {
 // skipNotClass returns the end of the run of runes starting at t[i] whose
 // classes do not intersect mask.
 func skipNotClass(t []byte, i int, mask class) int {
+	for i < len(t) && byteClass[t[i]]&(mask|cMulti) == 0 {
+		i++
+	}
+	if i < len(t) && byteClass[t[i]] == cMulti {
+		return skipNotClassSlow(t, i, mask)
+	}
+	return i
+}
+
+func skipNotClassSlow(t []byte, i int, mask class) int {
 	for i < len(t) {
 		c, n := byteClass[t[i]], 1
 		if c == cMulti {

@@ -173,10 +173,18 @@ func upperRun(t []byte, p int) (int, bool) {
 // withContraction extends a word ending at end by an optional
 // (?i:'s|'t|'re|'ve|'m|'ll|'d).
 func withContraction(t []byte, end int) int {
-	if end < len(t) && t[end] == '\'' {
-		return end + contraction(t, end)
+	if end >= len(t) || t[end] != '\'' {
+		return end
 	}
-	return end
+	return end + contractionAt(t, end)
+}
+
+// contractionAt is contraction kept out of line, so that withContraction,
+// called after every word, inlines.
+//
+//go:noinline
+func contractionAt(t []byte, i int) int {
+	return contraction(t, i)
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at t[i],
