@@ -119,7 +119,7 @@ func BenchmarkCount(b *testing.B) {
 }
 
 // BenchmarkCountNoPieceCache is BenchmarkCount with the piece cache off:
-// the inputs repeat a 35 KB corpus, so with it every merged piece after
+// the inputs repeat a 14-29 KB corpus, so with it every merged piece after
 // the first pass is a cache hit, which measures the cache, not merging.
 func BenchmarkCountNoPieceCache(b *testing.B) {
 	inputs := []struct {
