@@ -122,6 +122,9 @@ func (e *Encoding) tableSlow() *table {
 // is one token, any other is byte-pair merged. It returns dst (extended when
 // ids is set) and the token count.
 func (st *state) encode(e *Encoding, t *table, text []byte, dst []uint32, ids bool) ([]uint32, int) {
+	// Keys load whole words within a piece's capacity; capping it here
+	// keeps those loads inside text, never in the caller's bytes beyond.
+	text = text[:len(text):len(text)]
 	valid := utf8.Valid(text)
 	count := 0
 	o200kSplit := e == o200k // a direct call: split is hot and small

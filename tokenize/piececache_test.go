@@ -19,3 +19,21 @@ func TestPieceCacheExact(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysStayInText: a piece's key never reads the caller's bytes past
+// the text (which another goroutine may be writing): counting a prefix of
+// a buffer gives the same result whatever follows it.
+func TestKeysStayInText(t *testing.T) {
+	for _, e := range []*Encoding{O200k(), Cl100k()} {
+		for _, text := range []string{"ab", "zq", "xyzzy", "qwertyuiopasdfghjklzxcvb", "中文"} {
+			buf := []byte(text + "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")
+			want := e.Count([]byte(text))
+			for i := len(text); i < len(buf); i++ {
+				buf[i] = byte(i * 7)
+			}
+			if got := e.Count(buf[:len(text)]); got != want {
+				t.Fatalf("%s %q: count %d with other bytes after it, want %d", e.Name(), text, got, want)
+			}
+		}
+	}
+}
