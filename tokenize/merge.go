@@ -14,7 +14,7 @@ const smallPiece = 24
 // concatenation has the lowest rank, the leftmost one on ties. A piece is
 // merged whole, whatever its length: no window shorter than the piece gives
 // tiktoken's tokens on every input (see docs/TOKENS.md, "Very long
-// pieces"), so a piece of n bytes over maxPooledScratch costs about 40n
+// pieces"), so a piece of n bytes over maxPooledScratch costs about 44n
 // bytes of scratch for the call, dropped afterwards.
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
 	switch {
@@ -24,14 +24,6 @@ func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32
 		return st.mergeHeap(t, piece, dst, ids)
 	}
 	return st.mergeBuckets(t, piece, dst, ids)
-}
-
-// rankOf returns the rank of b, or noRank when b is not a token.
-func (t *table) rankOf(b []byte) uint32 {
-	if r, ok := t.lookup(b); ok {
-		return r
-	}
-	return noRank
 }
 
 // mergeSmall keeps the parts in a linked list over byte positions, like
