@@ -12,10 +12,10 @@ const smallPiece = 24
 //
 // The result equals tiktoken's: repeatedly merge the adjacent pair whose
 // concatenation has the lowest rank, the leftmost one on ties. A piece is
-// merged whole, whatever its length: no window shorter than the piece gives
-// tiktoken's tokens on every input (see docs/TOKENS.md, "Very long
-// pieces"), so a piece of n bytes over maxPooledScratch costs about 44n
-// bytes of scratch for the call, dropped afterwards.
+// merged whole, whatever its length: no window shorter than the piece is
+// known to give tiktoken's tokens on every input (docs/TOKENS.md, "Very
+// long pieces"), so a piece of n bytes over maxPooledScratch costs about
+// 44n bytes of scratch for the call, dropped afterwards.
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
 	switch {
 	case len(piece) <= smallPiece:
