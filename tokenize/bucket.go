@@ -24,16 +24,26 @@ type buckets struct {
 	link      []int32  // entry: 1 + index of the next older entry; 0 = end
 	ranks     []uint32 // min-heap of the ranks whose bucket is non-empty
 	batch     []int32
+	free      int32  // 1 + index of the first reusable entry; 0 = none
 	minPushed uint32 // lowest rank pushed since last reset
 }
 
+// push adds position p to bucket r, reusing an entry that take released
+// when there is one, so the entries in use stay near the pairs pending
+// (about n) instead of every pair ever pushed (about 3n).
 func (b *buckets) push(r uint32, p int32) {
 	if b.head[r] == 0 {
 		b.ranks = heapPush32(b.ranks, r)
 	}
-	b.pos = append(b.pos, p)
-	b.link = append(b.link, b.head[r])
-	b.head[r] = int32(len(b.pos))
+	if e := b.free; e != 0 {
+		b.free = b.link[e-1]
+		b.pos[e-1], b.link[e-1] = p, b.head[r]
+		b.head[r] = e
+	} else {
+		b.pos = append(b.pos, p)
+		b.link = append(b.link, b.head[r])
+		b.head[r] = int32(len(b.pos))
+	}
 	b.minPushed = min(b.minPushed, r)
 }
 
@@ -41,8 +51,12 @@ func (b *buckets) push(r uint32, p int32) {
 // slice is valid until the next take.
 func (b *buckets) take(r uint32) []int32 {
 	batch := b.batch[:0]
-	for e := b.head[r]; e != 0; e = b.link[e-1] {
+	for e := b.head[r]; e != 0; {
 		batch = append(batch, b.pos[e-1])
+		older := b.link[e-1]
+		b.link[e-1] = b.free
+		b.free = e
+		e = older
 	}
 	b.head[r] = 0
 	slices.Reverse(batch) // entries are listed newest first
@@ -60,10 +74,12 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 	st.growHeapScratch(int(n))
 	next, prev, pairRank, partRank := st.next, st.prev, st.pairRank, st.partRank
 	b := &st.buckets
+	c := &st.cache
 	b.head = acquireHeads()
-	if cap(b.pos) < 2*len(p) {
-		b.pos, b.link = make([]int32, 0, 2*len(p)), make([]int32, 0, 2*len(p))
+	if cap(b.pos) < len(p) {
+		b.pos, b.link = make([]int32, 0, len(p)), make([]int32, 0, len(p))
 	}
+	b.free = 0
 	for i := int32(0); i < n; i++ {
 		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
 	}
@@ -89,13 +105,13 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 			parts--
 			if k < n {
 				prev[k] = i
-				if r2 := t.rankOf(p[i:next[k]]); r2 != noRank {
+				if r2 := c.rank(t, r, partRank[k], p, i, next[k]); r2 != noRank {
 					pairRank[i] = r2
 					b.push(r2, i)
 				}
 			}
 			if pi := prev[i]; pi >= 0 {
-				pairRank[pi] = t.rankOf(p[pi:k])
+				pairRank[pi] = c.rank(t, partRank[pi], r, p, pi, k)
 				if pairRank[pi] != noRank {
 					b.push(pairRank[pi], pi)
 				}

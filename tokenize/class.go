@@ -32,11 +32,20 @@ const (
 	notPunct = cSpace | cLetter | cNumber
 )
 
-var asciiClass = buildASCIIClass()
+// cMulti marks, in byteClass, a byte that starts (or is part of) a
+// multi-byte sequence: the rune must be decoded. No rune has this class.
+const cMulti class = 1 << 7
 
-func buildASCIIClass() (tab [utf8.RuneSelf]class) {
-	for r := range tab {
-		tab[r] = classifySlow(rune(r))
+// byteClass is the class of each ASCII byte, and cMulti for every other
+// byte, so the hot loops classify ASCII with one table load.
+var byteClass = buildByteClass()
+
+func buildByteClass() (tab [256]class) {
+	for b := range tab {
+		tab[b] = cMulti
+		if b < utf8.RuneSelf {
+			tab[b] = classifySlow(rune(b))
+		}
 	}
 	return tab
 }
@@ -46,12 +55,38 @@ func buildASCIIClass() (tab [utf8.RuneSelf]class) {
 // An invalid UTF-8 byte counts as one U+FFFD (a symbol), matching Go's
 // []rune conversion, which is what the tiktoken-go oracle splits.
 func classAt(t []byte, i int) (class, int) {
-	if b := t[i]; b < utf8.RuneSelf {
-		return asciiClass[b], 1
+	if c := byteClass[t[i]]; c != cMulti {
+		return c, 1
 	}
-	r, n := utf8.DecodeRune(t[i:])
+	return classAtMulti(t[i:])
+}
+
+// classAtMulti is classAt for a non-ASCII byte. Two- and three-byte
+// sequences (every script but emoji and rare CJK) are decoded and checked
+// inline; the rest goes through utf8.DecodeRune.
+func classAtMulti(t []byte) (class, int) {
+	b0 := t[0]
+	switch {
+	case b0 >= 0xC2 && b0 < 0xE0 && len(t) > 1:
+		if b1 := t[1]; b1&0xC0 == 0x80 {
+			return bmpClassOf(uint16(b0&0x1F)<<6 | uint16(b1&0x3F)), 2
+		}
+	case b0 >= 0xE0 && b0 < 0xF0 && len(t) > 2:
+		b1, b2 := t[1], t[2]
+		if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 {
+			r := uint16(b0&0x0F)<<12 | uint16(b1&0x3F)<<6 | uint16(b2&0x3F)
+			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return bmpClassOf(r), 3
+			}
+		}
+	}
+	return classAtSlow(t)
+}
+
+func classAtSlow(t []byte) (class, int) {
+	r, n := utf8.DecodeRune(t)
 	if r < bmpSize {
-		return bmpClassOf(r), n
+		return bmpClassOf(uint16(r)), n
 	}
 	return classifySlow(r), n
 }
@@ -70,16 +105,22 @@ var (
 	bmpBlockReady [bmpSize >> 8]atomic.Bool
 )
 
-func bmpClassOf(r rune) class {
-	if !bmpBlockReady[r>>8].Load() {
-		fillBMPBlock(r >> 8)
+func bmpClassOf(r uint16) class {
+	if bmpBlockReady[r>>8].Load() {
+		return bmpClass[r]
 	}
+	return bmpClassSlow(r)
+}
+
+//go:noinline
+func bmpClassSlow(r uint16) class {
+	fillBMPBlock(r >> 8)
 	return bmpClass[r]
 }
 
-func fillBMPBlock(block rune) {
+func fillBMPBlock(block uint16) {
 	bmpBlockOnce[block].Do(func() {
-		for r := block << 8; r < (block+1)<<8; r++ {
+		for r := rune(block) << 8; r < rune(block+1)<<8; r++ {
 			bmpClass[r] = classifySlow(r)
 		}
 		bmpBlockReady[block].Store(true)
@@ -111,8 +152,22 @@ func classifySlow(r rune) class {
 // skipClass returns the end of the run of runes starting at t[i] whose
 // classes intersect mask.
 func skipClass(t []byte, i int, mask class) int {
+	// ASCII runs first: one table load per byte (cMulti is in no mask).
+	for i < len(t) && byteClass[t[i]]&mask != 0 {
+		i++
+	}
+	if i < len(t) && byteClass[t[i]] == cMulti {
+		return skipClassSlow(t, i, mask)
+	}
+	return i
+}
+
+func skipClassSlow(t []byte, i int, mask class) int {
 	for i < len(t) {
-		c, n := classAt(t, i)
+		c, n := byteClass[t[i]], 1
+		if c == cMulti {
+			c, n = classAtMulti(t[i:])
+		}
 		if c&mask == 0 {
 			break
 		}
@@ -124,8 +179,21 @@ func skipClass(t []byte, i int, mask class) int {
 // skipNotClass returns the end of the run of runes starting at t[i] whose
 // classes do not intersect mask.
 func skipNotClass(t []byte, i int, mask class) int {
+	for i < len(t) && byteClass[t[i]]&(mask|cMulti) == 0 {
+		i++
+	}
+	if i < len(t) && byteClass[t[i]] == cMulti {
+		return skipNotClassSlow(t, i, mask)
+	}
+	return i
+}
+
+func skipNotClassSlow(t []byte, i int, mask class) int {
 	for i < len(t) {
-		c, n := classAt(t, i)
+		c, n := byteClass[t[i]], 1
+		if c == cMulti {
+			c, n = classAtMulti(t[i:])
+		}
 		if c&mask != 0 {
 			break
 		}

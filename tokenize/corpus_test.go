@@ -58,3 +58,18 @@ func TestRunsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchInputsExact: the 1 MB inputs of BenchmarkCount (and of
+// tokenize/compare/bench.mjs) give tiktoken's ids, so the speeds compared
+// there are for the same answer.
+func TestBenchInputsExact(t *testing.T) {
+	for _, in := range []struct {
+		name string
+		text []byte
+	}{{"mix1MB", mixText(t, 1<<20)}, {"all1MB", allText(t, 1<<20)}} {
+		for _, e := range []*Encoding{O200k(), Cl100k()} {
+			checkExact(t, e, in.text)
+			t.Logf("%s %s: %d tokens", e.Name(), in.name, e.Count(in.text))
+		}
+	}
+}

@@ -1,47 +1,22 @@
 package tokenize
 
-import "unicode/utf8"
-
 // smallPiece is the longest piece merged by the quadratic scan; longer pieces
-// use the heap. The scan is faster for the short pieces that dominate text
-// (see BenchmarkMerge), the heap bounds the worst case at O(n log n).
-const smallPiece = 48
+// use the heap. The scan is faster for the short pieces that dominate text,
+// the heap bounds the worst case at O(n log n). 24 beat 32 and 48 on
+// BenchmarkCount all1MB (CJK pieces of 30-60 bytes) by 3-15%, alternated.
+const smallPiece = 24
 
 // merge byte-pair encodes piece, a pre-tokenizer piece that is not itself a
 // token, and returns how many tokens it became. When ids is set, the token
 // ranks are appended to dst.
 //
 // The result equals tiktoken's: repeatedly merge the adjacent pair whose
-// concatenation has the lowest rank, the leftmost one on ties.
-//
-// A piece longer than maxMergePiece is merged in segments (see there).
+// concatenation has the lowest rank, the leftmost one on ties. A piece is
+// merged whole, whatever its length: no window shorter than the piece is
+// known to give tiktoken's tokens on every input (docs/TOKENS.md, "Very
+// long pieces"), so a piece of n bytes over maxPooledScratch costs about
+// 44n bytes of scratch for the call, dropped afterwards.
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
-	count := 0
-	for len(piece) > maxMergePiece {
-		cut := maxMergePiece
-		for cut > 0 && !utf8.RuneStart(piece[cut]) {
-			cut--
-		}
-		var k int
-		dst, k = st.mergeOne(t, piece[:cut], dst, ids)
-		count += k
-		piece = piece[cut:]
-	}
-	dst, k := st.mergeOne(t, piece, dst, ids)
-	return dst, count + k
-}
-
-// maxMergePiece bounds the piece one merge handles. Merging keeps about
-// 70 bytes of scratch per byte of piece, so an unbounded piece (1 MB of one
-// repeated character, which the pre-tokenizer cannot split) would cost
-// 70 MB in one call, more than an edge box has. Longer pieces, which only
-// pathological input produces, are merged in segments cut at a rune
-// boundary: bounded memory, at the price of counts that may differ from
-// tiktoken's by about one token per 64 KiB segment (docs/TOKENS.md).
-const maxMergePiece = 64 << 10
-
-// mergeOne byte-pair encodes one piece of at most maxMergePiece bytes.
-func (st *state) mergeOne(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
 	switch {
 	case len(piece) <= smallPiece:
 		return st.mergeSmall(t, piece, dst, ids)
@@ -51,52 +26,63 @@ func (st *state) mergeOne(t *table, piece []byte, dst []uint32, ids bool) ([]uin
 	return st.mergeBuckets(t, piece, dst, ids)
 }
 
-// rankOf returns the rank of b, or noRank when b is not a token.
-func (t *table) rankOf(b []byte) uint32 {
-	if r, ok := t.lookup(b); ok {
-		return r
-	}
-	return noRank
-}
-
-// mergeSmall keeps part boundaries in an array and scans all pairs for the
-// lowest rank after every merge: O(n^2), with no bookkeeping overhead.
+// mergeSmall keeps the parts in a linked list over byte positions, like
+// mergeHeap, but finds the lowest pair by scanning all pair slots after
+// every merge: O(n^2), with no heap and no moves. The scan is branch-free
+// (min), then stops at the leftmost pair of that rank. Absorbed parts keep
+// noRank in their pair slot.
 func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint32, int) {
-	bounds, pairs := st.bounds[:0], st.pairs[:0]
-	for i := 0; i <= len(p); i++ {
-		bounds = append(bounds, int32(i))
+	s := &st.small
+	n := len(p)
+	rank, pairs := s.rank[:n], s.pairs[:n]
+	next, prev := s.next[:n], s.prev[:n]
+	for i := range p {
+		rank[i], next[i], prev[i], pairs[i] = t.byteRank[p[i]], int8(i+1), int8(i-1), noRank
 	}
-	for i := 0; i+1 < len(p); i++ {
-		pairs = append(pairs, t.pair(p[i], p[i+1]))
+	for i := 0; i+1 < n; i++ {
+		pairs[i] = t.pair(p[i], p[i+1])
 	}
-	for len(pairs) > 0 {
-		k, low := 0, noRank
-		for i, r := range pairs {
-			if r < low {
-				k, low = i, r
-			}
+	c := &st.cache
+	parts := n
+	for {
+		low := noRank
+		for _, r := range pairs {
+			low = min(low, r)
 		}
 		if low == noRank {
 			break
 		}
-		// Parts k and k+1 become part k; pair k disappears, and the pairs
-		// on either side of the new part change.
-		bounds = append(bounds[:k+1], bounds[k+2:]...)
-		pairs = append(pairs[:k], pairs[k+1:]...)
-		if k < len(pairs) {
-			pairs[k] = t.rankOf(p[bounds[k]:bounds[k+2]])
+		k := 0
+		for pairs[k] != low {
+			k++
 		}
-		if k > 0 {
-			pairs[k-1] = t.rankOf(p[bounds[k-1]:bounds[k+1]])
+		// Part k absorbs its successor m; the pairs on either side of the
+		// new part change.
+		m := int(next[k])
+		nm := int(next[m])
+		rank[k], next[k], pairs[m], pairs[k] = low, int8(nm), noRank, noRank
+		parts--
+		if nm < n {
+			prev[nm] = int8(k)
+			pairs[k] = c.rank(t, low, rank[nm], p, int32(k), int32(next[nm]))
+		}
+		if pk := int(prev[k]); pk >= 0 {
+			pairs[pk] = c.rank(t, rank[pk], low, p, int32(pk), int32(nm))
 		}
 	}
-	st.bounds, st.pairs = bounds, pairs
 	if ids {
-		for i := 0; i+1 < len(bounds); i++ {
-			dst = append(dst, t.rankOf(p[bounds[i]:bounds[i+1]]))
+		for i := 0; i < n; i = int(next[i]) {
+			dst = append(dst, rank[i])
 		}
 	}
-	return dst, len(bounds) - 1
+	return dst, parts
+}
+
+// smallScratch is mergeSmall's scratch, sized for the longest piece it
+// merges.
+type smallScratch struct {
+	rank, pairs [smallPiece]uint32
+	next, prev  [smallPiece]int8
 }
 
 // mergeHeap keeps the parts in a doubly linked list over byte positions and
@@ -112,6 +98,7 @@ func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32
 		st.heap = make([]uint64, 0, len(p)+len(p)/2)
 	}
 	h := st.heap[:0]
+	c := &st.cache
 	for i := int32(0); i < n; i++ {
 		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
 	}
@@ -139,13 +126,13 @@ func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32
 		parts--
 		pairRank[i] = noRank
 		if k < n {
-			if r2 := t.rankOf(p[i:next[k]]); r2 != noRank {
+			if r2 := c.rank(t, r, partRank[k], p, i, next[k]); r2 != noRank {
 				pairRank[i] = r2
 				h = heapPush(h, heapEntry(r2, i))
 			}
 		}
 		if pi := prev[i]; pi >= 0 {
-			pairRank[pi] = t.rankOf(p[pi:k])
+			pairRank[pi] = c.rank(t, partRank[pi], r, p, pi, k)
 			if pairRank[pi] != noRank {
 				h = heapPush(h, heapEntry(pairRank[pi], pi))
 			}
@@ -169,6 +156,9 @@ func heapEntry(rank uint32, pos int32) uint64 {
 // long merges about twice as fast (BenchmarkRun100KB).
 
 func heapInit(h []uint64) {
+	if len(h) < 2 {
+		return // (len-2)/4 rounds to 0: an empty heap would be indexed
+	}
 	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		heapDown(h, i)
 	}

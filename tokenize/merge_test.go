@@ -16,13 +16,16 @@ func TestMergeStrategiesAgree(t *testing.T) {
 	defer releaseState(st)
 	for _, e := range []*Encoding{O200k(), Cl100k()} {
 		tab := e.table()
-		for range 300 {
+		for range 600 {
 			var p []byte
-			for n := 2 + rng.Intn(300); len(p) < n; {
+			for n := 2 + rng.Intn([]int{smallPiece, 300}[rng.Intn(2)]); len(p) < n; {
 				p = append(p, alphabet[rng.Intn(len(alphabet))]...)
 			}
-			small, n1 := st.mergeSmall(tab, p, nil, true)
 			heap, n2 := st.mergeHeap(tab, p, nil, true)
+			small, n1 := heap, n2 // mergeSmall takes at most smallPiece bytes
+			if len(p) <= smallPiece {
+				small, n1 = st.mergeSmall(tab, p, nil, true)
+			}
 			buck, n3 := st.mergeBuckets(tab, p, nil, true)
 			if !slices.Equal(small, heap) || !slices.Equal(small, buck) || n1 != len(small) ||
 				n2 != n1 || n3 != n1 {

@@ -20,7 +20,10 @@ package tokenize
 
 // splitCl100k returns the end of the cl100k_base piece starting at t[i].
 func splitCl100k(t []byte, i int) int {
-	c, n := classAt(t, i)
+	c, n := byteClass[t[i]], 1
+	if c == cMulti {
+		c, n = classAtMulti(t[i:])
+	}
 	if t[i] == '\'' {
 		if k := contraction(t, i); k > 0 {
 			return i + k
@@ -44,12 +47,65 @@ func splitCl100k(t []byte, i int) int {
 	return spaceRun(t, i)
 }
 
-// splitO200k returns the end of the o200k_base piece starting at t[i].
+// splitO200k returns the end of the o200k_base piece starting at t[i]. A
+// piece that starts with an ASCII rune (no ASCII rune is a mark, so a
+// prefix rune can never also start the word) is dispatched on its class
+// and its successor's; others take splitO200kSlow.
 func splitO200k(t []byte, i int) int {
-	c, n := classAt(t, i)
-	if c == cLower {
+	c := byteClass[t[i]]
+	switch {
+	case c == cMulti:
+		return splitO200kSlow(t, i)
+	case c == cLower:
 		// A word starting with \p{Ll} has no prefix and an empty upper run.
-		return withContraction(t, skipClass(t, i, cLw))
+		return withContraction(t, skipClass(t, i+1, cLw))
+	case c&notPrefix == 0:
+		return prefixedO200k(t, i, c)
+	case c == cUpper:
+		if end, ok := upperThenLower(t, i); ok {
+			return withContraction(t, end)
+		}
+		end, _ := upperRun(t, i)
+		return withContraction(t, end)
+	case c == cNumber:
+		return skipNumbers(t, i)
+	}
+	return spaceRun(t, i) // \r or \n
+}
+
+// prefixedO200k is splitO200k for an ASCII rune of class c that can prefix
+// a word: whitespace other than \r and \n, punctuation and symbols.
+func prefixedO200k(t []byte, i int, c class) int {
+	if j := i + 1; j < len(t) {
+		c2, n2 := byteClass[t[j]], 1
+		if c2 == cMulti {
+			c2, n2 = classAtMulti(t[j:])
+		}
+		if c2 == cLower {
+			return withContraction(t, skipClass(t, j+n2, cLw))
+		}
+		if c2&(cU|cLw) != 0 {
+			// The first word alternative with the prefix; when it fails,
+			// the rune at j is in cU and the second one matches.
+			end, ok := upperThenLower(t, j)
+			if !ok {
+				end, _ = upperRun(t, j)
+			}
+			return withContraction(t, end)
+		}
+	}
+	if end := punctRun(t, i, c, true); end > i {
+		return end
+	}
+	return spaceRun(t, i)
+}
+
+// splitO200kSlow is splitO200k for a piece that starts with a non-ASCII
+// rune: the alternatives in the pattern's order.
+func splitO200kSlow(t []byte, i int) int {
+	c, n := classAtMulti(t[i:])
+	if c == cLower {
+		return withContraction(t, skipClass(t, i+n, cLw))
 	}
 	prefixed := c&notPrefix == 0 && i+n < len(t)
 	if prefixed {
@@ -87,7 +143,10 @@ func splitO200k(t []byte, i int) int {
 func upperThenLower(t []byte, p int) (int, bool) {
 	lastBoth := -1
 	for q := p; q < len(t); {
-		c, n := classAt(t, q)
+		c, n := byteClass[t[q]], 1
+		if c == cMulti {
+			c, n = classAtMulti(t[q:])
+		}
 		if c&cU == 0 {
 			if c&cLw != 0 {
 				return skipClass(t, q, cLw), true
@@ -114,10 +173,18 @@ func upperRun(t []byte, p int) (int, bool) {
 // withContraction extends a word ending at end by an optional
 // (?i:'s|'t|'re|'ve|'m|'ll|'d).
 func withContraction(t []byte, end int) int {
-	if end < len(t) && t[end] == '\'' {
-		return end + contraction(t, end)
+	if end >= len(t) || t[end] != '\'' {
+		return end
 	}
-	return end
+	return end + contractionAt(t, end)
+}
+
+// contractionAt is contraction kept out of line, so that withContraction,
+// called after every word, inlines.
+//
+//go:noinline
+func contractionAt(t []byte, i int) int {
+	return contraction(t, i)
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at t[i],
@@ -145,7 +212,10 @@ func contraction(t []byte, i int) int {
 // skipNumbers matches \p{N}{1,3} at t[i].
 func skipNumbers(t []byte, i int) int {
 	for k := 0; k < 3 && i < len(t); k++ {
-		c, n := classAt(t, i)
+		c, n := byteClass[t[i]], 1
+		if c == cMulti {
+			c, n = classAtMulti(t[i:])
+		}
 		if c&cNumber == 0 {
 			break
 		}
@@ -184,7 +254,10 @@ func punctRun(t []byte, i int, c class, slash bool) int {
 func spaceRun(t []byte, i int) int {
 	j, lastNewline, lastStart := i, -1, i
 	for j < len(t) {
-		c, n := classAt(t, j)
+		c, n := byteClass[t[j]], 1
+		if c == cMulti {
+			c, n = classAtMulti(t[j:])
+		}
 		if c&cSpace == 0 {
 			break
 		}

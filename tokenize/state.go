@@ -14,16 +14,20 @@ const maxPooledScratch = 1 << 16
 type state struct {
 	_ noCopy
 
-	bounds []int32  // mergeSmall: part start offsets
-	pairs  []uint32 // mergeSmall: rank of each adjacent pair
-	next   []int32  // mergeHeap: next part start, or len(piece)
-	prev   []int32  // mergeHeap: previous part start, or -1
+	small smallScratch
+	next  []int32 // mergeHeap: next part start, or len(piece)
+	prev  []int32 // mergeHeap: previous part start, or -1
 	// pairRank[i] is the rank of part i joined with its successor, or noRank.
 	pairRank []uint32
 	partRank []uint32 // mergeHeap: rank of the part starting at i
 	heap     []uint64 // mergeHeap: rank<<32 | position
 	fixed    []byte   // a piece with invalid UTF-8 replaced by U+FFFD
 	buckets  buckets  // mergeBuckets
+	cache    pairCache
+	pieces   pieceCache
+	// noPieceCache makes Count merge every piece that is not a token;
+	// benchmarks set it to measure merging itself.
+	noPieceCache bool
 }
 
 var statePool sync.Pool

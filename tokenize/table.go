@@ -5,18 +5,48 @@ package tokenize
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 
 	"slipstream/pool"
 )
 
 const (
-	// rankBits is how many low bits of an index entry hold rank+1. 2^18 is
+	// rankBits is how many low bits of an index entry hold the rank. 2^18 is
 	// above the largest vocabulary (o200k_base, 199,998 tokens).
 	rankBits = 18
 	rankMask = 1<<rankBits - 1
 	// noRank marks "no token" in merge scratch arrays; it is above every rank.
 	noRank = ^uint32(0)
+	// shortMax is the longest token whose bytes an index entry holds.
+	shortMax = 5
+	// slotsPerToken sizes the indexes: a load factor of 0.57 keeps misses,
+	// which dominate merging, at about three probes, and the indexes no
+	// larger than the offsets and the 4-byte index they replaced.
+	slotsPerToken = 1.75
+)
+
+// Index entries are 64 bits, laid out so that one probe answers most
+// lookups without touching the arena:
+//
+//	short token (1-5 bytes): bit 63 = 0, bits 21-60 the bytes (first byte
+//	lowest), bits 18-20 the length, bits 0-17 the rank;
+//	long token: bit 63 = 1, bits 47-62 a tag of the hash, bits 39-46 the
+//	length, bits 18-38 the token's offset in the arena, bits 0-17 the rank.
+//
+// Zero is an empty slot: a short entry has a non-zero length, a long one
+// bit 63.
+const (
+	longFlag  = 1 << 63
+	keyShift  = rankBits                 // a short key: length and bytes above the rank
+	offShift  = rankBits                 // a long entry: offset above the rank
+	offBits   = 21                       // arena offsets below 2 MiB
+	lenShift  = offShift + 21            // a long entry's length
+	longKey   = ^uint64(1<<lenShift - 1) // flag, tag and length of a long entry
+	offMask   = 1<<offBits - 1
+	tagShift  = 47
+	maxArena  = 1 << offBits
+	maxLength = 255
 )
 
 // tableBuilds counts table builds in this process. Tests use it to check that
@@ -31,77 +61,98 @@ func TableBuilds() int64 { return tableBuilds.Load() }
 // table maps token bytes to ranks and back.
 //
 // The token bytes live in one read-only arena that aliases the embedded blob,
-// so they cost no heap. offsets[r]:offsets[r+1] is token r within arena. index
-// is an open-addressing hash table with linear probing: each non-zero entry
-// holds rank+1 in its low rankBits bits and a tag of the key's hash in the
-// high bits, so most probes that miss never touch the arena.
+// so they cost no heap. short and long are open-addressing hash tables
+// with linear probing over 64-bit entries (see above): a token of up to
+// five bytes is found by comparing one entry, a longer one by its entry's
+// tag and length and then its bytes in the arena.
 //
-// A table is immutable after newTable returns and safe for concurrent use.
+// A table is immutable after newTable returns (offsets, for Decode, is
+// built on first use) and safe for concurrent use.
 type table struct {
 	arena    []byte
-	offsets  []uint32
-	index    []uint32
-	mask     uint32
+	lengths  string   // lengths[r] is the length of token r
+	short    []uint64 // index of the tokens of 1 to shortMax bytes
+	long     []uint64 // index of the longer tokens
 	maxLen   int
 	byteRank [256]uint32
 	// pairRank[a<<8|b] is the rank of the two-byte token ab, or noRank:
 	// the first round of every merge looks up all adjacent byte pairs.
 	pairRank []uint32
+
+	// id tells this table's entries apart in a pairCache: bits 54-55,
+	// non-zero.
+	id uint64
+
+	offsetsOnce sync.Once
+	offsets     []uint32 // offsets[r] is token r's offset in arena; see token
 }
 
 // newTable builds a table from a blob written by gen_tables.go.
 //
 // blob must stay alive and unmodified for the life of the table (it is an
 // embedded string). A malformed blob is a build defect and panics.
-func newTable(blob string) *table {
+// id is 1, 2 or 3, unique among the tables one state is used with.
+func newTable(blob string, id uint64) *table {
 	tableBuilds.Add(1)
 	if len(blob) < 8 || blob[:4] != "SLTK" {
 		panic("BUG: tokenize: table blob has no SLTK header")
 	}
 	n := int(binary.LittleEndian.Uint32(pool.S2B(blob[4:8])))
-	lengths := blob[8 : 8+n]
 	t := &table{
 		arena:   pool.S2B(blob[8+n:]),
-		offsets: make([]uint32, n+1),
+		lengths: blob[8 : 8+n],
+		id:      id << 54,
 	}
-	t.fillOffsets(lengths)
-	t.fillIndex(n)
+	if len(t.arena) > maxArena {
+		panic("BUG: tokenize: table arena exceeds 2 MiB")
+	}
+	t.fillIndex()
 	t.fillByteRanks()
 	t.fillPairRanks()
 	return t
 }
 
-func (t *table) fillOffsets(lengths string) {
-	off := uint32(0)
-	for i := 0; i < len(lengths); i++ {
-		t.offsets[i] = off
-		off += uint32(lengths[i])
-		t.maxLen = max(t.maxLen, int(lengths[i]))
+// fillIndex inserts every token in rank order: tokens of up to shortMax
+// bytes into short, the others into long. Kept apart, the short index
+// (1.1 MB for o200k_base), which answers nearly all lookups that merging
+// makes, stays in the CPU's L2 cache.
+func (t *table) fillIndex() {
+	n := len(t.lengths)
+	nShort := 0
+	for r := range n {
+		if t.lengths[r] <= shortMax {
+			nShort++
+		}
 	}
-	t.offsets[len(lengths)] = off
-	if int(off) != len(t.arena) {
+	t.short = make([]uint64, int(float64(nShort)*slotsPerToken)+1)
+	t.long = make([]uint64, int(float64(n-nShort)*slotsPerToken)+1)
+	off := 0
+	for r := range n {
+		size := int(t.lengths[r])
+		tok := t.arena[off : off+size]
+		if size <= shortMax {
+			k := shortKey(tok)
+			insert(t.short, hashShort(k), k|uint64(r))
+		} else {
+			h := hashBytes(tok)
+			insert(t.long, h, longFlag|tagOf(h)|uint64(size)<<lenShift|uint64(off)<<offShift|uint64(r))
+		}
+		t.maxLen = max(t.maxLen, size)
+		off += size
+	}
+	if off != len(t.arena) {
 		panic("BUG: tokenize: table blob lengths do not match its token bytes")
 	}
 }
 
-// fillIndex sizes the index to the power of two at least 2n (load factor
-// at most 0.5), which keeps probe sequences short for the misses that
-// dominate merging.
-func (t *table) fillIndex(n int) {
-	size := 1
-	for size < 2*n {
-		size <<= 1
-	}
-	t.index = make([]uint32, size)
-	t.mask = uint32(size - 1)
-	for r := 0; r < n; r++ {
-		h := hashBytes(t.token(uint32(r)))
-		i := uint32(h) & t.mask
-		for t.index[i] != 0 {
-			i = (i + 1) & t.mask
+func insert(index []uint64, h, e uint64) {
+	i := slot(index, h)
+	for index[i] != 0 {
+		if i++; i == len(index) {
+			i = 0
 		}
-		t.index[i] = tagOf(h) | uint32(r+1)
 	}
+	index[i] = e
 }
 
 func (t *table) fillByteRanks() {
@@ -121,10 +172,12 @@ func (t *table) fillPairRanks() {
 	for i := range t.pairRank {
 		t.pairRank[i] = noRank
 	}
-	for r := range t.size() {
-		if tok := t.token(uint32(r)); len(tok) == 2 {
-			t.pairRank[int(tok[0])<<8|int(tok[1])] = uint32(r)
+	off := 0
+	for r := range len(t.lengths) {
+		if size := int(t.lengths[r]); size == 2 {
+			t.pairRank[int(t.arena[off])<<8|int(t.arena[off+1])] = uint32(r)
 		}
+		off += int(t.lengths[r])
 	}
 }
 
@@ -133,40 +186,137 @@ func (t *table) pair(a, b byte) uint32 {
 	return t.pairRank[int(a)<<8|int(b)]
 }
 
-func tagOf(h uint64) uint32 {
-	return uint32(h>>(64-(32-rankBits))) << rankBits
+// slot maps a hash to its home slot (Lemire's multiply-shift reduction,
+// since the index size is not a power of two).
+func slot(index []uint64, h uint64) int {
+	return int((h >> 32) * uint64(len(index)) >> 32)
+}
+
+func tagOf(h uint64) uint64 {
+	return (h & 0xFFFF) << tagShift
+}
+
+// shortKey packs a token of 1 to shortMax bytes and its length into the
+// high bits of an index entry.
+func shortKey(b []byte) uint64 {
+	if cap(b) >= 8 {
+		// One load within b's capacity, masked to its length: no branch
+		// on the length.
+		x := binary.LittleEndian.Uint64(b[:8]) & (1<<(8*uint(len(b))) - 1)
+		return x<<(keyShift+3) | uint64(len(b))<<keyShift
+	}
+	return shortKeySlow(b)
+}
+
+func shortKeySlow(b []byte) uint64 {
+	var x uint64
+	switch n := len(b); n {
+	case 5:
+		x = uint64(binary.LittleEndian.Uint32(b)) | uint64(b[4])<<32
+	case 4:
+		x = uint64(binary.LittleEndian.Uint32(b))
+	case 3:
+		x = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
+	case 2:
+		x = uint64(b[0]) | uint64(b[1])<<8
+	case 1:
+		x = uint64(b[0])
+	}
+	return x<<(keyShift+3) | uint64(len(b))<<keyShift
+}
+
+func hashShort(k uint64) uint64 {
+	return mix(k^0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F)
 }
 
 // token returns the bytes of token r. The slice aliases the read-only arena:
-// callers must never modify it.
+// callers must never modify it. The first call builds the offsets (0.8 MB
+// for o200k_base), which only Decode and tests need.
 func (t *table) token(r uint32) []byte {
+	t.offsetsOnce.Do(t.fillOffsets)
 	return t.arena[t.offsets[r]:t.offsets[r+1]]
+}
+
+func (t *table) fillOffsets() {
+	t.offsets = make([]uint32, len(t.lengths)+1)
+	off := uint32(0)
+	for i := 0; i < len(t.lengths); i++ {
+		t.offsets[i] = off
+		off += uint32(t.lengths[i])
+	}
+	t.offsets[len(t.lengths)] = off
 }
 
 // size returns the number of tokens in the table.
 func (t *table) size() int {
-	return len(t.offsets) - 1
+	return len(t.lengths)
 }
 
 // lookup returns the rank of the token whose bytes equal b.
 func (t *table) lookup(b []byte) (uint32, bool) {
+	if len(b) <= shortMax {
+		return t.lookupShort(b)
+	}
+	return t.lookupLong(b)
+}
+
+func (t *table) lookupShort(b []byte) (uint32, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	k := shortKey(b)
+	index := t.short
+	for i := slot(index, hashShort(k)); ; {
+		e := index[i]
+		if e&^rankMask == k {
+			return uint32(e & rankMask), true
+		}
+		if e == 0 {
+			return 0, false
+		}
+		if i++; i == len(index) {
+			i = 0
+		}
+	}
+}
+
+func (t *table) lookupLong(b []byte) (uint32, bool) {
 	if len(b) > t.maxLen {
 		return 0, false
 	}
 	h := hashBytes(b)
-	tag := tagOf(h)
-	for i := uint32(h) & t.mask; ; i = (i + 1) & t.mask {
-		e := t.index[i]
+	k := longFlag | tagOf(h) | uint64(len(b))<<lenShift
+	index := t.long
+	for i := slot(index, h); ; {
+		e := index[i]
+		if e&longKey == k {
+			off := int(e >> offShift & offMask)
+			if equalLong(t.arena[off:off+len(b)], b) {
+				return uint32(e & rankMask), true
+			}
+		}
 		if e == 0 {
 			return 0, false
 		}
-		if e&^rankMask == tag {
-			r := e&rankMask - 1
-			if string(t.token(r)) == string(b) {
-				return r, true
-			}
+		if i++; i == len(index) {
+			i = 0
 		}
 	}
+}
+
+// equalLong reports whether a and b, of the same length above shortMax,
+// are equal; up to 16 bytes it compares two overlapping words each.
+func equalLong(a, b []byte) bool {
+	n := len(b)
+	if n > 16 || len(a) != n {
+		return string(a) == string(b)
+	}
+	if n <= 8 {
+		return binary.LittleEndian.Uint32(a) == binary.LittleEndian.Uint32(b) &&
+			binary.LittleEndian.Uint32(a[n-4:]) == binary.LittleEndian.Uint32(b[n-4:])
+	}
+	return binary.LittleEndian.Uint64(a) == binary.LittleEndian.Uint64(b) &&
+		binary.LittleEndian.Uint64(a[n-8:]) == binary.LittleEndian.Uint64(b[n-8:])
 }
 
 // hashBytes hashes a token-sized byte string. It is inlined into lookup
