@@ -7,34 +7,43 @@ import (
 	"testing"
 )
 
-// TestLongPieceExact: pieces over 64 KiB, which the pre-tokenizer cannot
-// split, get tiktoken's ids. (Until 2026-12 they were merged in 64 KiB
-// segments and could differ by a token per segment.) The oracle is
-// quadratic, so this takes seconds and is skipped with -short.
+// TestLongPieceExact: pieces up to 64 KiB, which the pre-tokenizer cannot
+// split, get tiktoken's ids, merged whole. The oracle is quadratic, so this
+// takes seconds and is skipped with -short.
 func TestLongPieceExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: the tiktoken-go oracle takes seconds per long piece")
 	}
 	rng := rand.New(rand.NewSource(1))
-	dna := make([]byte, 66<<10+7)
+	dna := make([]byte, maxMergePiece)
 	for i := range dna {
 		dna[i] = "acgt"[rng.Intn(4)]
 	}
-	f := func(text []byte) {
-		t.Helper()
-		checkExact(t, O200k(), text)
-		checkExact(t, Cl100k(), text)
-	}
-	// Merged in 64 KiB segments, these two were a token over.
-	f(append([]byte("x"), bytes.Repeat([]byte("a"), 64<<10+1001)...))
-	f(bytes.Repeat([]byte("abc"), 22000))
-	f(dna)
+	checkExact(t, O200k(), append([]byte("x"), bytes.Repeat([]byte("a"), maxMergePiece-1)...))
+	checkExact(t, Cl100k(), bytes.Repeat([]byte("abc"), maxMergePiece/3))
+	checkExact(t, O200k(), dna)
 }
 
-// TestLongPieceMemory: merging a piece is linear in time and scratch: 1 MB
-// of one character, one piece, takes at most 48 bytes of scratch per byte
-// (measured: 44), and nothing that large stays pooled.
-func TestLongPieceMemory(t *testing.T) {
+// TestLongPieceSegments: a piece over 64 KiB is merged in segments, each
+// exact, so its count is within one token per segment of tiktoken's.
+func TestLongPieceSegments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: the tiktoken-go oracle takes seconds per long piece")
+	}
+	e := O200k()
+	text := append([]byte("x"), bytes.Repeat([]byte("a"), maxMergePiece+1001)...)
+	want := len(oracleIDs(t, e.Name(), text))
+	segments := (len(text) + maxMergePiece - 1) / maxMergePiece
+	if n := e.Count(text); n < want-segments || n > want+segments {
+		t.Errorf("%s: %d tokens for %d bytes, tiktoken %d: more than one per segment off", e.Name(), n, len(text), want)
+	}
+}
+
+// TestLongPieceMemoryBounded: a piece the pre-tokenizer cannot split (1 MB
+// of one character, as a hostile client may send) is merged in 64 KiB
+// segments, so one Count call stays within a few MB of scratch instead of
+// about 44 bytes per input byte.
+func TestLongPieceMemoryBounded(t *testing.T) {
 	e := O200k()
 	text := bytes.Repeat([]byte("a"), 1<<20)
 	e.Count(text[:1024]) // build the table outside the measurement
@@ -42,10 +51,11 @@ func TestLongPieceMemory(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	n := e.Count(text)
 	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
-		t.Fatalf("counting 1 MB of one character allocated %d bytes, want <= 48 MiB", alloc)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Fatalf("counting 1 MB of one character allocated %d bytes, want <= 8 MiB", alloc)
 	}
-	// tiktoken merges runs of 'a' into 8-byte tokens.
+	// tiktoken merges runs of 'a' into 8-byte tokens; the segments are
+	// cut at multiples of 8 here, so the count is still exact.
 	if n != 1<<20/8 {
 		t.Fatalf("count %d, want %d", n, 1<<20/8)
 	}

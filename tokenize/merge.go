@@ -1,5 +1,7 @@
 package tokenize
 
+import "unicode/utf8"
+
 // smallPiece is the longest piece merged by the quadratic scan; longer pieces
 // use the heap. The scan is faster for the short pieces that dominate text,
 // the heap bounds the worst case at O(n log n). 24 beat 32 and 48 on
@@ -11,12 +13,38 @@ const smallPiece = 24
 // ranks are appended to dst.
 //
 // The result equals tiktoken's: repeatedly merge the adjacent pair whose
-// concatenation has the lowest rank, the leftmost one on ties. A piece is
-// merged whole, whatever its length: no window shorter than the piece is
-// known to give tiktoken's tokens on every input (docs/TOKENS.md, "Very
-// long pieces"), so a piece of n bytes over maxPooledScratch costs about
-// 44n bytes of scratch for the call, dropped afterwards.
+// concatenation has the lowest rank, the leftmost one on ties.
+//
+// A piece longer than maxMergePiece is merged in segments (see there).
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
+	count := 0
+	for len(piece) > maxMergePiece {
+		cut := maxMergePiece
+		for cut > 0 && !utf8.RuneStart(piece[cut]) {
+			cut--
+		}
+		var k int
+		dst, k = st.mergeOne(t, piece[:cut], dst, ids)
+		count += k
+		piece = piece[cut:]
+	}
+	dst, k := st.mergeOne(t, piece, dst, ids)
+	return dst, count + k
+}
+
+// maxMergePiece bounds the piece one merge handles. Merging keeps about
+// 44 bytes of scratch per byte of piece, so an unbounded piece (60 MB of
+// one repeated character, which the pre-tokenizer cannot split, sent by a
+// client) would cost gigabytes in one call. Longer pieces, which only
+// pathological input produces, are merged in segments cut at a rune
+// boundary: bounded memory (under 3 MB of scratch), at the price of counts
+// that may differ from tiktoken's by about one token per 64 KiB segment
+// (docs/TOKENS.md). No window shorter than the piece is known to be exact
+// on every input.
+const maxMergePiece = 64 << 10
+
+// mergeOne byte-pair encodes one piece of at most maxMergePiece bytes.
+func (st *state) mergeOne(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
 	switch {
 	case len(piece) <= smallPiece:
 		return st.mergeSmall(t, piece, dst, ids)
