@@ -70,7 +70,7 @@ func (x *exchange) planRequest() failover.Request {
 func (x *exchange) aim(c failover.Candidate) {
 	x.target, x.try.cred = c.Target, c.Cred
 	x.upModel = x.try.plan.UpModel()
-	x.liveProgress() // the live view shows the attempt's provider and credential
+	x.liveTarget() // the live view shows the attempt's provider and credential
 }
 
 // pickFirst picks the candidate of the first attempt (failover.Plan.Start).

@@ -128,6 +128,17 @@ func (x *exchange) liveProgress() {
 	}
 	e.bytesOut.Store(x.bytesOut)
 	e.tokens.Store(max(x.estOut, x.usage.Output))
+}
+
+// liveTarget stores the provider and credential of the attempt x makes;
+// aim calls it, the one place they change. Reading them is aim's alone:
+// the call that aims an attempt may run beside the goroutine writing
+// keep-alive pings, whose flushes store the progress above.
+func (x *exchange) liveTarget() {
+	e := &x.live
+	if !e.in {
+		return
+	}
 	if e.prov.Load() != x.target.Provider {
 		e.prov.Store(x.target.Provider)
 	}
