@@ -61,7 +61,7 @@ func runLive(ctx context.Context, env *Env) error {
 	if err := stub.Start(); err != nil {
 		return err
 	}
-	defer stub.Close()
+	defer stub.Close() //nolint:errcheck // the run is over
 	for _, k := range liveKinds() {
 		if ctx.Err() != nil {
 			return nil //nolint:nilerr // a cancelled run ends with what it measured
@@ -198,7 +198,10 @@ func liveWS(ctx context.Context, base string, frame []byte) error {
 	h := http.Header{}
 	h.Set("Authorization", "Bearer bench-key")
 	d := websocket.Dialer{HandshakeTimeout: 30 * time.Second, ReadBufferSize: 4 << 10, WriteBufferSize: 16 << 10}
-	c, _, err := d.DialContext(ctx, "ws"+strings.TrimPrefix(base, "http")+"/v1/responses", h)
+	c, resp, err := d.DialContext(ctx, "ws"+strings.TrimPrefix(base, "http")+"/v1/responses", h)
+	if resp != nil {
+		resp.Body.Close() // the upgrade's response has no body to read
+	}
 	if err != nil {
 		return fmt.Errorf("cannot open the websocket: %w", err)
 	}

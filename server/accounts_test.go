@@ -133,15 +133,7 @@ providers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { _ = s.Serve(ln); close(done) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.Shutdown(ctx)
-		<-done
-	})
-	rig.base, rig.srv = "http://"+ln.Addr().String(), s
+	rig.base, rig.srv = serveOn(t, s, ln), s
 }
 
 // accountOf names the account an access token belongs to, by reading

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -92,15 +91,7 @@ func startClockServer(t *testing.T, yml string, clock *fakeClock) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { _ = s.Serve(ln); close(done) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.Shutdown(ctx)
-		<-done
-	})
-	return "http://" + ln.Addr().String()
+	return serveOn(t, s, ln)
 }
 
 var dialectCases = []struct {

@@ -54,6 +54,13 @@ func serveConfigListener(t testing.TB, cfg *config.Config, w io.Writer, wrap fun
 	if wrap != nil {
 		ln = wrap(ln)
 	}
+	return serveOn(t, s, ln), s
+}
+
+// serveOn serves s on ln until the test ends, then shuts it down, and
+// returns ln's URL.
+func serveOn(t testing.TB, s *Server, ln net.Listener) string {
+	t.Helper()
 	done := make(chan struct{})
 	go func() { _ = s.Serve(ln); close(done) }()
 	t.Cleanup(func() {
@@ -62,7 +69,7 @@ func serveConfigListener(t testing.TB, cfg *config.Config, w io.Writer, wrap fun
 		_ = s.Shutdown(ctx)
 		<-done
 	})
-	return "http://" + ln.Addr().String(), s
+	return "http://" + ln.Addr().String()
 }
 
 // recorder is an in-test upstream that records each request and answers
