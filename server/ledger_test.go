@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -123,6 +125,44 @@ func TestLedgerRecords(t *testing.T) {
 			if w.status == 200 && e.TTFT <= 0 {
 				t.Errorf("record %d: no time to first token: %+v", i, e)
 			}
+		}
+		checkAccessLog(t, logs.String(), es)
+	})
+}
+
+// TestLedgerFailover: a request that failed over is one record, naming
+// the credential that served it, with its cost and the access-log line's
+// fields.
+func TestLedgerFailover(t *testing.T) {
+	ledgerDatabases(t, func(t *testing.T, database string) {
+		u := &sseUpstream{reply: func(_ int, _ []byte) upReply { return upReply{body: textAnswer("resp_1", "hello there")} }}
+		up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.Header.Get("Authorization"), "sk-up-a") {
+				w.Header().Set("Retry-After", "30")
+				w.WriteHeader(429)
+				io.WriteString(w, `{"error":{"type":"rate_limit_error","message":"slow down"}}`)
+				return
+			}
+			u.ServeHTTP(w, r)
+		}))
+		yml := "providers:\n  - {name: up, kind: openai, api: responses, base_url: \"${UP}/v1\", strategy: fill-first, keys: [{name: ka, key: sk-up-a}, {name: kb, key: sk-up-b}], models: [\"*\"]}\n" +
+			"timeouts: {keepalive: 0s}\nlog: {access: true, format: json}\nusage: {database: \"" + database + "\", batch_interval: 10ms}\n"
+		var logs testkit.Buffer
+		base, s := serveConfigServer(t, parseConfig(t, yml, up.URL), &logs)
+		status, h, got := post(t, base+"/v1/responses", `{"model":"gpt-5","stream":true,"input":"hi"}`)
+		if status != 200 {
+			t.Fatalf("%d %s", status, got)
+		}
+		waitLedger(t, s.Ledger(), 1)
+		es, err := s.Ledger().DB().Latest(context.Background(), 5)
+		if err != nil || len(es) != 1 {
+			t.Fatalf("%v %+v", err, es)
+		}
+		if e := es[0]; e.ID != h.Get(requestIDHeader) || e.Credential != "kb" || e.Status != 200 || !e.Priced || e.CostNanoUSD != 11*1250+3*10000 {
+			t.Fatalf("record %+v", e)
+		}
+		if !strings.Contains(logs.String(), `"attempts":2`) {
+			t.Fatalf("the access log does not show the failover:\n%s", logs.String())
 		}
 		checkAccessLog(t, logs.String(), es)
 	})
