@@ -35,3 +35,36 @@ func TestAddAllocs(t *testing.T) {
 		t.Fatalf("a dropped Add allocates %v times, want 0", n)
 	}
 }
+
+// TestWriterWakesPerBatch: a burst of records wakes the writer once per
+// batch it starts, not once per record: a wake-up per request cost more
+// CPU than the request. Every record is still written within Interval.
+func TestWriterWakesPerBatch(t *testing.T) {
+	d := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	l := Start(d, Options{QueueSize: 4096, BatchSize: 256, Interval: 20 * time.Millisecond, Retention: -1})
+	defer l.Close(t.Context())
+	const n = 2000
+	for i := range n {
+		r := Record{Key: "k", Input: int64(i)}
+		l.Add(&r)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Stats().Written < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s: %+v", l.Stats())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if w := l.wakes.Load(); w > n/256+2 {
+		t.Fatalf("the writer was woken %d times for %d records in batches of 256", w, n)
+	}
+	// Idle again: one more record is written within the interval.
+	r := Record{Key: "late"}
+	l.Add(&r)
+	for l.Stats().Written < n+1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a record after a pause was not written: %+v", l.Stats())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

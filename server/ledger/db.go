@@ -25,6 +25,9 @@ type DB struct {
 
 	schemaMu sync.Mutex
 	schemaOK bool // migrations applied
+
+	stmtMu sync.Mutex
+	stmts  [maxChunkLog + 1]*sql.Stmt // INSERTs of 1<<k rows, prepared on first use
 }
 
 // IsPostgres reports whether database names a PostgreSQL database (a
@@ -139,7 +142,17 @@ func (d *DB) String() string { return d.where }
 func (d *DB) Postgres() bool { return d.postgres }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.stmtMu.Lock()
+	for i, st := range d.stmts {
+		if st != nil {
+			st.Close() //nolint:errcheck // closing the database closes it anyway
+			d.stmts[i] = nil
+		}
+	}
+	d.stmtMu.Unlock()
+	return d.db.Close()
+}
 
 // ph is the nth (1-based) placeholder of d's SQL dialect.
 func (d *DB) ph(b *strings.Builder, n int) {

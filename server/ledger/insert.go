@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
+	"math/bits"
 	"strings"
 )
 
@@ -13,12 +15,15 @@ const columns = "ts, request_id, key_name, provider, credential, model, upstream
 
 const numColumns = 25
 
-// rowsPerStatement bounds one INSERT's rows, under both databases' limits
-// on bound parameters.
-const rowsPerStatement = 200
+// maxChunkLog bounds one INSERT to 1<<maxChunkLog rows (3,200 bound
+// parameters), under both databases' limits.
+const maxChunkLog = 7
 
 // Insert writes rs in one transaction: all of them or none. It applies
-// the migrations first when Open could not.
+// the migrations first when Open could not. The records go in chunks of
+// 128, 64, ... 1 rows, each chunk size an INSERT prepared once per DB:
+// parsing a statement of thousands of parameters for every batch cost
+// more than writing its rows.
 func (d *DB) Insert(ctx context.Context, rs []Record) error {
 	if len(rs) == 0 {
 		return nil
@@ -31,19 +36,38 @@ func (d *DB) Insert(ctx context.Context, rs []Record) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	args := make([]any, 0, min(len(rs), rowsPerStatement)*numColumns)
+	args := make([]any, 0, min(len(rs), 1<<maxChunkLog)*numColumns)
 	for len(rs) > 0 {
-		n := min(len(rs), rowsPerStatement)
+		k := min(bits.Len(uint(len(rs)))-1, maxChunkLog)
+		n := 1 << k
+		st, err := d.insertStmt(ctx, k)
+		if err != nil {
+			return err
+		}
 		args = args[:0]
 		for i := range rs[:n] {
 			args = recordArgs(args, &rs[i])
 		}
-		if _, err := tx.ExecContext(ctx, d.insertSQL(n), args...); err != nil {
+		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
 			return err
 		}
 		rs = rs[n:]
 	}
 	return tx.Commit()
+}
+
+// insertStmt is the prepared INSERT of 1<<k rows.
+func (d *DB) insertStmt(ctx context.Context, k int) (*sql.Stmt, error) {
+	d.stmtMu.Lock()
+	defer d.stmtMu.Unlock()
+	if d.stmts[k] == nil {
+		st, err := d.db.PrepareContext(ctx, d.insertSQL(1<<k))
+		if err != nil {
+			return nil, err
+		}
+		d.stmts[k] = st
+	}
+	return d.stmts[k], nil
 }
 
 // insertSQL is an INSERT of n rows.

@@ -4,7 +4,9 @@
 // database (DB), which also answers the queries of `slipstream usage` and
 // the management API. Old records are pruned in the background.
 //
-// The request path pays one channel send (Add); a full queue drops the
+// The request path pays one channel send (Add) and an atomic add; it wakes
+// the writer only when a batch starts or fills, not per record (a wake-up
+// per request cost more CPU than the request). A full queue drops the
 // record and counts it. A database that goes away is retried while the
 // queue absorbs what it can; every record ends up written or counted as
 // dropped.
@@ -75,6 +77,17 @@ type Ledger struct {
 	final   context.Context // Close's context, set before stop is closed
 
 	added, written, dropped atomic.Int64
+
+	// The writer sleeps while nothing is queued (idle set) and is woken
+	// by the Add that finds it so; while it gathers a batch it waits for
+	// the interval or for full, which Add signals once the queue holds a
+	// batch. pending counts records queued and not yet taken; with idle
+	// it makes the hand-over race-free (see waitFirst).
+	idle    atomic.Bool
+	pending atomic.Int64
+	wake    chan struct{} // cap 1
+	full    chan struct{} // cap 1
+	wakes   atomic.Int64  // times the writer was woken from idle (tests)
 }
 
 // Start starts the ledger's writer over db, which the Ledger owns from
@@ -95,7 +108,8 @@ func Start(db *DB, o Options) *Ledger {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	l := &Ledger{db: db, o: o, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Ledger{db: db, o: o, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), full: make(chan struct{}, 1)}
 	go l.run()
 	return l
 }
@@ -112,10 +126,26 @@ func (l *Ledger) Add(r *Record) {
 		l.drop(1)
 		return
 	}
+	q := l.queue()
 	select {
-	case l.queue() <- *r:
+	case q <- *r:
 	default:
 		l.drop(1)
+		return
+	}
+	n := l.pending.Add(1)
+	if l.idle.Load() && l.idle.CompareAndSwap(true, false) {
+		signal(l.wake)
+	} else if n >= int64(l.o.BatchSize) {
+		signal(l.full)
+	}
+}
+
+// signal leaves a token on c (cap 1) unless one is there.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 

@@ -17,12 +17,13 @@ const (
 	maxBackoff = 10 * time.Second
 )
 
-// run is the writer: it gathers records into a batch and writes it when
-// full or Interval after its first record, retrying a failed write (the
-// batch is kept and the queue absorbs what arrives meanwhile), and prunes
-// old records after a write once pruning is due. An idle ledger does
-// nothing: no timer runs while the batch is empty, and a lazily opened
-// database is not touched before the first record.
+// run is the writer: it sleeps until a record is queued, gathers a batch
+// until it is full or Interval has passed since the batch began, writes
+// it (retrying a failed write: the batch is kept and the queue absorbs
+// what arrives meanwhile), and prunes old records after a write once
+// pruning is due. An idle ledger does nothing: no timer runs while the
+// queue is empty, and a lazily opened database is not touched before the
+// first record.
 func (l *Ledger) run() {
 	defer close(l.done)
 	select {
@@ -30,38 +31,69 @@ func (l *Ledger) run() {
 	case <-l.stop:
 		return // nothing was ever added
 	}
-	q := *l.q.Load()
 	batch := make([]Record, 0, l.o.BatchSize)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	var due <-chan time.Time // the batch's deadline; nil while it is empty
-	var nextPrune time.Time  // zero: prune after the first write
+	var nextPrune time.Time // zero: prune after the first write
 	for {
-		select {
-		case r := <-q:
-			batch = append(batch, r)
-			if len(batch) == 1 {
-				timer.Reset(l.o.Interval)
-				due = timer.C
-			}
-			if len(batch) < cap(batch) {
-				continue
-			}
-		case <-due:
-		case <-l.stop:
-			timer.Stop()
-			l.finish(batch)
+		if !l.waitFirst() || !l.gather(timer) {
+			l.finish(batch[:0])
 			return
 		}
-		timer.Stop()
-		due = nil
+		batch = batch[:l.fill(batch[:0])]
+		l.pending.Add(-int64(len(batch)))
 		if !l.flush(batch) {
 			l.finish(batch)
 			return
 		}
-		batch = batch[:0]
 		l.prune(&nextPrune)
 	}
+}
+
+// waitFirst returns at once when records are queued; else it marks the
+// writer idle and sleeps until an Add wakes it. It reports false when the
+// ledger is closing. Add increments pending and then reads idle; this
+// sets idle and then reads pending: whichever runs second sees the
+// other's write, so a record is never left without a wake-up.
+func (l *Ledger) waitFirst() bool {
+	for l.pending.Load() == 0 {
+		l.idle.Store(true)
+		if l.pending.Load() > 0 {
+			if l.idle.CompareAndSwap(true, false) {
+				break
+			}
+			// an Add took the flag: its token is on wake
+		}
+		select {
+		case <-l.wake:
+			l.wakes.Add(1)
+		case <-l.stop:
+			return false
+		}
+	}
+	l.idle.Store(false)
+	return true
+}
+
+// gather waits until the queue holds a batch or Interval has passed,
+// and reports false when the ledger is closing.
+func (l *Ledger) gather(timer *time.Timer) bool {
+	if l.pending.Load() >= int64(l.o.BatchSize) {
+		return true
+	}
+	timer.Reset(l.o.Interval)
+	defer timer.Stop()
+	for l.pending.Load() < int64(l.o.BatchSize) {
+		select {
+		case <-timer.C:
+			return true
+		case <-l.full:
+		case <-l.wake: // a stale token of an earlier batch
+		case <-l.stop:
+			return false
+		}
+	}
+	return true
 }
 
 // flush writes batch, retrying with backoff until it is written (true) or
