@@ -32,27 +32,31 @@ func TestOutage(t *testing.T) {
 		}
 	}
 	add(100)
-	waitFor(t, func() bool { return l.Stats().Written == 100 })
+	// A writer starved of CPU (the suite runs beside others) may let the
+	// small queue overflow even now: what is not written is counted.
+	waitFor(t, func() bool { st := l.Stats(); return st.Written+st.Dropped == 100 })
+	healthy := l.Stats()
 	pg.Stop()
 	add(500) // the database is down: at most queue+batch of these survive
 	waitFor(t, func() bool { return c.failed.Load() > 0 })
-	if st := l.Stats(); st.Dropped < 500-queue-batch-1 {
-		t.Fatalf("during the outage: %+v, want at least %d dropped", st, 500-queue-batch-1)
+	if st := l.Stats(); st.Dropped-healthy.Dropped < 500-queue-batch-1 {
+		t.Fatalf("during the outage: %+v, want at least %d more dropped than %+v", st, 500-queue-batch-1, healthy)
 	}
 	pg.Restart(t)
 	waitFor(t, func() bool { st := l.Stats(); return st.Written+st.Dropped == 600 })
 	before := l.Stats()
-	if before.Written <= 100 {
-		t.Fatalf("nothing held through the outage was written: %+v", before)
+	if before.Written <= healthy.Written {
+		t.Fatalf("nothing held through the outage was written: %+v, before it %+v", before, healthy)
 	}
-	add(50) // the database is back: all of these are written
+	add(50) // the database is back: these are written (or, starved, counted)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	st := l.Stats()
-	if st.Added != 650 || st.Written+st.Dropped != 650 || st.Written != before.Written+50 {
+	// Unless the writer was starved before the outage, all 50 are written.
+	if st.Added != 650 || st.Written+st.Dropped != 650 || st.Written <= before.Written || healthy.Dropped == 0 && st.Written != before.Written+50 {
 		t.Fatalf("after the outage: %+v", st)
 	}
 	if c.dropped.Load() != st.Dropped || c.written.Load() != st.Written {

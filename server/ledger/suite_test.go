@@ -396,11 +396,14 @@ func testRetention(t *testing.T, database string) {
 	}
 }
 
-func waitFor(t *testing.T, ok func() bool) {
+func waitFor(t *testing.T, ok func() bool, state ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
+			for _, f := range state {
+				t.Log(f())
+			}
 			t.Fatal("condition not met within 20s")
 		}
 		time.Sleep(5 * time.Millisecond)
