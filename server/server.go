@@ -24,7 +24,6 @@ import (
 	"slipstream/server/admin"
 	"slipstream/server/config"
 	"slipstream/server/keys"
-	"slipstream/server/ledger"
 	"slipstream/server/metrics"
 	"slipstream/server/mock"
 	"slipstream/server/price"
@@ -84,15 +83,7 @@ type shared struct {
 
 	ws *ws.Transport // the WebSocket transport, across generations
 
-	// The operator's side (adminbridge.go, live.go): the live requests,
-	// the management API's live feed, the reload it runs.
-	live     liveSet
-	hub      *admin.Hub
-	switches *provider.Switches // credentials an operator turned off, across reloads
-	reloadP  atomic.Pointer[reloadSource]
-	lastRel  atomic.Pointer[admin.Reload]
-	started  time.Time
-	ledger   *ledger.Ledger // the usage ledger (ledger.go), nil when off
+	operatorSide
 
 	// lnMu guards shut and lns: the listeners Serve was given, which
 	// Shutdown closes itself, since fasthttp's Shutdown does nothing to a
