@@ -26,6 +26,17 @@ import (
 // their id's counter.
 const liveShards = 16
 
+// shardOf is the shard of the request whose id ends in c: the value of
+// that hex digit, the low four bits of the request counter, so consecutive
+// requests use every shard in turn. (The digit's byte modulo 16 would
+// leave shards 10 to 15 empty and load 1 to 6 twice.)
+func shardOf(c byte) uint8 {
+	if c >= 'a' {
+		return (c - 'a' + 10) % liveShards
+	}
+	return (c - '0') % liveShards
+}
+
 // liveModelMax is how much of a model name the live view keeps.
 const liveModelMax = 96
 
@@ -104,7 +115,7 @@ func (x *exchange) liveAdd() {
 	e.tokens.Store(0)
 	e.prov.Store(x.target.Provider)
 	e.cred.Store(nil)
-	e.shard = uint8(x.id[len(x.id)-1] % liveShards)
+	e.shard = shardOf(x.id[len(x.id)-1])
 	sh := &l.shards[e.shard]
 	sh.mu.Lock()
 	if sh.m == nil {
@@ -323,7 +334,7 @@ func (l *liveSet) cancel(id string) bool {
 	if len(id) != len(requestID{}) {
 		return false
 	}
-	sh := &l.shards[id[len(id)-1]%liveShards]
+	sh := &l.shards[shardOf(id[len(id)-1])]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for e, x := range sh.m {

@@ -53,3 +53,20 @@ func TestLiveRegistryAllocs(t *testing.T) {
 		t.Fatalf("counted %d requests", got)
 	}
 }
+
+// TestLiveShardsSpread: consecutive request ids use every shard, and any
+// byte ending a hostile id names a shard.
+func TestLiveShardsSpread(t *testing.T) {
+	seen := map[uint8]bool{}
+	for _, c := range []byte("0123456789abcdef") {
+		seen[shardOf(c)] = true
+	}
+	if len(seen) != liveShards {
+		t.Fatalf("the 16 hex digits use %d shards", len(seen))
+	}
+	for c := 0; c < 256; c++ {
+		if shardOf(byte(c)) >= liveShards {
+			t.Fatalf("byte %d names shard %d", c, shardOf(byte(c)))
+		}
+	}
+}

@@ -103,11 +103,20 @@ func BenchmarkFirstUseTiktoken(b *testing.B) {
 	}
 }
 
+// countInput is one input of the Count benchmarks.
+type countInput struct {
+	name string
+	text []byte
+}
+
+// countInputs are the Count benchmarks' inputs: 1 MiB of the mixed
+// corpus and 1 MiB of all of it (docs/TOKENS.md).
+func countInputs(b *testing.B) []countInput {
+	return []countInput{{"mix1MB", mixText(b, 1<<20)}, {"all1MB", allText(b, 1<<20)}}
+}
+
 func BenchmarkCount(b *testing.B) {
-	inputs := []struct {
-		name string
-		text []byte
-	}{{"mix1MB", mixText(b, 1<<20)}, {"all1MB", allText(b, 1<<20)}}
+	inputs := countInputs(b)
 	for _, e := range []*Encoding{O200k(), Cl100k()} {
 		for _, in := range inputs {
 			b.Run(e.Name()+"/"+in.name, func(b *testing.B) {
@@ -122,10 +131,7 @@ func BenchmarkCount(b *testing.B) {
 // the inputs repeat a 14-29 KB corpus, so with it every merged piece after
 // the first pass is a cache hit, which measures the cache, not merging.
 func BenchmarkCountNoPieceCache(b *testing.B) {
-	inputs := []struct {
-		name string
-		text []byte
-	}{{"mix1MB", mixText(b, 1<<20)}, {"all1MB", allText(b, 1<<20)}}
+	inputs := countInputs(b)
 	for _, e := range []*Encoding{O200k(), Cl100k()} {
 		for _, in := range inputs {
 			b.Run(e.Name()+"/"+in.name, func(b *testing.B) {
