@@ -20,16 +20,19 @@ const numColumns = 25
 const maxChunkLog = 7
 
 // Insert writes rs in one transaction: all of them or none. It applies
-// the migrations first when Open could not. The records go in chunks of
-// 128, 64, ... 1 rows, each chunk size an INSERT prepared once per DB:
-// parsing a statement of thousands of parameters for every batch cost
-// more than writing its rows.
+// the migrations first when Open could not. SQLite's rows go through lite;
+// PostgreSQL's in chunks of 128, 64, ... 1 rows, each chunk size an
+// INSERT prepared once per DB: parsing a statement of thousands of
+// parameters for every batch cost more than writing its rows.
 func (d *DB) Insert(ctx context.Context, rs []Record) error {
 	if len(rs) == 0 {
 		return nil
 	}
 	if err := d.ensureSchema(ctx); err != nil {
 		return err
+	}
+	if !d.postgres {
+		return d.insertLite(ctx, rs)
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -98,4 +101,24 @@ func recordArgs(args []any, r *Record) []any {
 		clean(r.Model.String()), clean(r.UpstreamModel.String()), r.ClientDialect, r.UpstreamDialect, r.Transport.String(),
 		int64(r.Status), clean(r.Cause), r.Input, r.Output, r.CacheRead, r.CacheWrite, r.Reasoning, r.Estimated,
 		r.CostNanoUSD, r.Priced, r.APIEquivalent, r.Latency.Microseconds(), r.TTFT.Microseconds(), r.BytesIn, r.BytesOut)
+}
+
+// insertLite writes rs through lite, opening it on first use. A failed
+// write closes it, so that the next one starts on a fresh connection.
+func (d *DB) insertLite(ctx context.Context, rs []Record) error {
+	d.liteMu.Lock()
+	defer d.liteMu.Unlock()
+	if d.lite == nil {
+		l, err := openLite(d.path)
+		if err != nil {
+			return err
+		}
+		d.lite = l
+	}
+	err := d.lite.insert(ctx, rs)
+	if err != nil {
+		d.lite.close()
+		d.lite = nil
+	}
+	return err
 }

@@ -39,9 +39,12 @@ func (id *ID) Set(b []byte) { id.n = uint8(copy(id.b[:], b)) }
 // String returns a copy of the id.
 func (id *ID) String() string { return validPrefix(id.b[:id.n], MaxID) }
 
-// validPrefix is b as a string; when b is full (it may have been cut), a
-// trailing partial UTF-8 character is dropped.
-func validPrefix(b []byte, max int) string {
+// validPrefix is b as a string, cut by wholeRunes.
+func validPrefix(b []byte, max int) string { return string(wholeRunes(b, max)) }
+
+// wholeRunes is b without a trailing partial UTF-8 character when b is
+// full (max bytes long, so it may have been cut).
+func wholeRunes(b []byte, max int) []byte {
 	if len(b) == max {
 		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
 			if utf8.RuneStart(b[i]) {
@@ -52,7 +55,7 @@ func validPrefix(b []byte, max int) string {
 			}
 		}
 	}
-	return string(b)
+	return b
 }
 
 // Transport is how the client reached slipstream.

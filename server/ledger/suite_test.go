@@ -409,3 +409,36 @@ func waitFor(t *testing.T, ok func() bool, state ...func() string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestLiteText: what the SQLite writer stores for awkward names, as the
+// PostgreSQL path (clean) stores them: a model name cut inside a UTF-8
+// character loses the partial character; runs of invalid bytes become one
+// U+FFFD; NUL is dropped; a configured name longer than 512 bytes is
+// stored cut.
+func TestLiteText(t *testing.T) {
+	d := open(t, filepath.Join(t.TempDir(), "usage.db"))
+	ctx := t.Context()
+	long := "a" + strings.Repeat("é", MaxName) // cut at MaxName bytes, inside an é
+	r := rec(time.Now(), "t-1", "k\x00ey", "p", "m", "m", 200, 1, 1, 0, false)
+	r.Model.Set([]byte(long))
+	r.UpstreamModel.Set([]byte("a\xff\xfe\x00\xffb"))
+	if err := d.Insert(ctx, []Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := d.Latest(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := long[:MaxName-1]
+	if len(es) != 1 || es[0].Model != want || es[0].UpstreamModel != "a\uFFFD\uFFFDb" || es[0].Key != "key" {
+		t.Fatalf("stored %q / %q / %q", es[0].Model, es[0].UpstreamModel, es[0].Key)
+	}
+	huge := rec(time.Now().Add(time.Second), "t-2", strings.Repeat("\xff", 4*maxText), "p", strings.Repeat("€", maxText), "m", 200, 1, 1, 0, false)
+	huge.Credential = strings.Repeat("\xff", 4*maxText)
+	if err := d.Insert(ctx, []Record{huge}); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := d.Latest(ctx, 1); len(es) != 1 || es[0].Key != "\uFFFD" || es[0].Provider != "p" {
+		t.Fatalf("a long name stored as %q", es[0].Key)
+	}
+}
