@@ -145,7 +145,7 @@ const minGuardKey = 16
 // would match all over ordinary text.
 const minGuardLiteral = 4
 
-var guardName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var guardName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
 
 // On reports whether guardrails are enabled.
 func (g *Guardrails) On() bool {
@@ -333,7 +333,7 @@ func checkGuardName(path, name string, names map[string]string, add func(string,
 	case name == "":
 		add(path+".name", "missing name (it names the rule in placeholders, metrics and the log)")
 	case !guardName.MatchString(name):
-		add(path+".name", "%q: want lower-case letters, digits and _, starting with a letter, at most 64", clip(name))
+		add(path+".name", "%q: want lower-case letters, digits and _, starting with a letter, at most 48", clip(name))
 	case slices.Contains(GuardrailDetectors, name):
 		add(path+".name", "%q is a built-in detector: set its action under guardrails.rules, or choose another name", name)
 	case names[name] != "":
