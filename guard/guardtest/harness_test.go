@@ -41,8 +41,15 @@ func (o oracleScanner) redact(body []byte) ([]byte, []string, error) {
 	return out, matches, nil
 }
 
+// breakingScanner rewrites an escape into something that is not JSON.
+type breakingScanner struct{}
+
+func (breakingScanner) redact(body []byte) ([]byte, []string, error) {
+	return bytes.Replace(body, []byte(`\n`), []byte(`\[`), 1), nil, nil
+}
+
 // TestHarness: the harness sees every miss of an engine that finds
-// nothing, and full recall without false positives from one that finds
+// nothing, every body an engine breaks, and full recall without false positives from one that finds
 // exactly the secrets, whose rewrites stay valid JSON.
 func TestHarness(t *testing.T) {
 	const seed, per, group = 5, 9, 11
@@ -52,12 +59,16 @@ func TestHarness(t *testing.T) {
 			t.Fatalf("%s: the no-op scanner caught %d of %d", r, st.caught, st.secrets)
 		}
 	}
-	if len(none.misses) != len(Rules)*per*(len(Dialects)+1) {
-		t.Fatalf("%d misses, want %d", len(none.misses), len(Rules)*per*(len(Dialects)+1))
+	if none.missed != len(Rules)*per*(len(Dialects)+1) {
+		t.Fatalf("%d misses, want %d", none.missed, len(Rules)*per*(len(Dialects)+1))
+	}
+	broken := measure(t, breakingScanner{}, seed, 2, group, 0)
+	if len(broken.broken) == 0 || broken.missed != len(Rules)*2*(len(Dialects)+1) {
+		t.Fatalf("a broken rewrite went unseen: %d broken, %d missed", len(broken.broken), broken.missed)
 	}
 	all := measure(t, oracleScanner{Secrets(seed, per)}, seed, per, group, 0)
-	if len(all.misses) != 0 || len(all.broken) != 0 {
-		t.Fatalf("the oracle missed %d (%v), broke %v", len(all.misses), all.misses[:min(3, len(all.misses))], all.broken)
+	if all.missed != 0 || len(all.broken) != 0 {
+		t.Fatalf("the oracle missed %d (%v), broke %v", all.missed, all.misses, all.broken)
 	}
 	for _, r := range Rules {
 		if st := all.stats[r]; st.caught != st.secrets || st.fp != 0 {

@@ -26,7 +26,8 @@ type ruleStat struct {
 // corpusRun is one measurement: per rule, plus what went wrong.
 type corpusRun struct {
 	stats         map[string]*ruleStat
-	misses        []string // rule/variant/transport/encoding/place of each secret left readable
+	misses        map[string]*miss // by rule/variant, encoding and place
+	missed        int
 	broken        []string // bodies whose rewrite is not valid JSON
 	posBytes      int
 	negBytes      int
@@ -44,7 +45,7 @@ var escapeNames = [numEscapeModes]string{"js", "python", "go", "php"}
 // frame) and over negMB MiB of negative bodies per dialect.
 func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB int) *corpusRun {
 	t.Helper()
-	run := &corpusRun{stats: map[string]*ruleStat{}, unknownRules: map[string]int{}}
+	run := &corpusRun{stats: map[string]*ruleStat{}, unknownRules: map[string]int{}, misses: map[string]*miss{}}
 	for _, r := range Rules {
 		run.stats[r] = &ruleStat{}
 	}
@@ -88,10 +89,12 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 			if out == nil {
 				out = body
 			}
+			enc := escapeNames[bodySeed%uint64(numEscapeModes)]
 			leaked, err := Leaks(out, group)
 			if err != nil {
-				run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, escapeNames[bodySeed%uint64(numEscapeModes)], err))
-				continue
+				// A broken body counts as a miss of every secret in it.
+				run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, enc, err))
+				leaked = group
 			}
 			for i, s := range group {
 				st := run.stats[s.Rule]
@@ -104,7 +107,7 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 				if slot == slotDiff && multiLine(s) {
 					slot = slotFile
 				}
-				run.misses = append(run.misses, fmt.Sprintf("%s/%s in %s (%s encoding, %s): %q", s.Rule, s.Variant, tr, escapeNames[bodySeed%uint64(numEscapeModes)], slotNames[slot], clipText(s.Text(), 120)))
+				run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, slotNames[slot]), tr, s)
 			}
 		}
 	}
@@ -124,6 +127,25 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 		}
 	}
 	return run
+}
+
+// miss is a group of secrets left readable: how many, in which transports,
+// and one of them in its context.
+type miss struct {
+	n          int
+	transports map[string]bool
+	example    string
+}
+
+func (r *corpusRun) addMiss(key, transport string, s Secret) {
+	r.missed++
+	m := r.misses[key]
+	if m == nil {
+		m = &miss{transports: map[string]bool{}, example: clipText(s.Text(), 120)}
+		r.misses[key] = m
+	}
+	m.n++
+	m.transports[transport] = true
 }
 
 func containsSecret(ss []Secret, s Secret) bool {
@@ -188,13 +210,19 @@ func pct(a, b int) float64 {
 // false positives per MB in all, or a rewrite that broke JSON.
 func (r *corpusRun) check(t *testing.T, maxFPPerMB float64) {
 	t.Helper()
-	sort.Strings(r.misses)
-	for i, m := range r.misses {
-		if i == 40 {
-			t.Errorf("... and %d more misses", len(r.misses)-40)
-			break
+	keys := make([]string, 0, len(r.misses))
+	for k := range r.misses {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		m := r.misses[k]
+		trs := make([]string, 0, len(m.transports))
+		for tr := range m.transports {
+			trs = append(trs, tr)
 		}
-		t.Errorf("missed %s", m)
+		sort.Strings(trs)
+		t.Errorf("missed %d× %s (%s), e.g. %q", m.n, k, strings.Join(trs, " "), m.example)
 	}
 	for _, b := range r.broken {
 		t.Errorf("broken JSON: %s", b)
