@@ -1,0 +1,142 @@
+package guard
+
+import "sync"
+
+// Scanner redacts secrets in a stream of raw JSON string content deltas (a
+// model's text or tool-call arguments on the way back), with the built-in
+// detectors of its Set. The concatenated output of Feed calls and Flush
+// equals the one-shot redaction of the concatenated input (ScanString then
+// AppendRedacted), wherever the deltas are cut.
+//
+// Hold-back: Feed emits at once everything up to the earliest byte where a
+// match could still start and be completed by later input. That is the
+// start of an unfinished match a detector has seen (a PEM block until its
+// footer, at most maxPEM = 16 KiB), or else the trailing run of bytes after
+// the last break (space, quote, backslash, bracket...), because the
+// single-word detectors never span a break; such a run is held for at most
+// maxWord = 8 KiB (a JWT, the longest bounded word). Operator patterns and
+// literals do not run on streams. Block rules redact on streams (the
+// response has started; it cannot be refused any more). Not safe for
+// concurrent use; one per stream.
+type Scanner struct {
+	set   *Set
+	buf   []byte // emitted context (ctx bytes) + held bytes
+	ctx   int
+	m     Matches
+	found []uint16 // rule of each match so far
+}
+
+var scannerPool = sync.Pool{New: func() any { return &Scanner{} }}
+
+// AcquireScanner returns a Scanner for s from a pool.
+func (s *Set) AcquireScanner() *Scanner {
+	sc := scannerPool.Get().(*Scanner)
+	sc.set = s
+	return sc
+}
+
+// ReleaseScanner resets sc and returns it to the pool.
+func ReleaseScanner(sc *Scanner) {
+	sc.Reset()
+	if cap(sc.buf) > 64<<10 {
+		sc.buf = nil
+	}
+	scannerPool.Put(sc)
+}
+
+// Reset forgets the stream, keeping buffers.
+func (sc *Scanner) Reset() {
+	sc.set = nil
+	sc.buf = sc.buf[:0]
+	sc.ctx = 0
+	sc.m.Reset()
+	sc.found = sc.found[:0]
+}
+
+// Found is the number of matches so far.
+func (sc *Scanner) Found() int { return len(sc.found) }
+
+// FoundRule returns the rule and action of match k (0 <= k < Found()), for
+// metrics and the log; the value is not kept.
+func (sc *Scanner) FoundRule(k int) (string, Action) {
+	r := sc.set.rules[sc.found[k]]
+	return r.name, r.action
+}
+
+// Feed appends to dst the redacted output that delta makes final. The
+// bytes it holds back come out of a later Feed or Flush.
+func (sc *Scanner) Feed(dst, delta []byte) []byte {
+	sc.buf = append(sc.buf, delta...)
+	return sc.emit(dst, false)
+}
+
+// Flush appends the rest; the stream ends.
+func (sc *Scanner) Flush(dst []byte) []byte {
+	dst = sc.emit(dst, true)
+	sc.buf = sc.buf[:0]
+	sc.ctx = 0
+	return dst
+}
+
+func (sc *Scanner) emit(dst []byte, final bool) []byte {
+	b := sc.buf
+	m := &sc.m
+	m.Reset()
+	m.set = sc.set
+	hold := sc.set.scan(b, sc.ctx, final, m)
+	if !final {
+		hold = min(hold, tailStart(b, sc.ctx))
+	}
+	// Matches reaching past hold are unsure: hold from the first of them.
+	n := 0
+	for _, sp := range m.spans {
+		if sp.e > hold {
+			hold = min(hold, sp.s)
+			break
+		}
+		n++
+	}
+	m.spans = m.spans[:n]
+	m.count()
+	for _, sp := range m.spans {
+		sc.found = append(sc.found, sp.rule)
+	}
+	dst = sc.appendOut(dst, b[:hold], m)
+	keep := max(0, hold-lookBehind)
+	sc.buf = b[:copy(b, b[keep:])]
+	sc.ctx = hold - keep
+	return dst
+}
+
+// appendOut appends b[sc.ctx:] with every match that is not Log replaced by
+// its placeholder.
+func (sc *Scanner) appendOut(dst, b []byte, m *Matches) []byte {
+	last := sc.ctx
+	if len(m.spans) == 0 {
+		return append(dst, b[last:]...)
+	}
+	h := sc.set.hashers.Get().(*hasher)
+	for _, sp := range m.spans {
+		r := &sc.set.rules[sp.rule]
+		if r.action == Log {
+			continue
+		}
+		dst = append(dst, b[last:sp.s]...)
+		dst = h.appendPlaceholder(dst, r.name, b[sp.s:sp.e])
+		last = sp.e
+	}
+	sc.set.hashers.Put(h)
+	return append(dst, b[last:]...)
+}
+
+// tailStart returns where the trailing unbroken run of b starts (not before
+// from, and at most maxWord bytes back).
+func tailStart(b []byte, from int) int {
+	lo := max(from, len(b)-maxWord)
+	for j := len(b) - 1; j >= lo; j-- {
+		if is(b[j], cBreak) {
+			return j + 1
+		}
+	}
+	return lo
+}
