@@ -91,7 +91,8 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 			}
 			enc := escapeNames[bodySeed%uint64(numEscapeModes)]
 			leaked, err := Leaks(out, group)
-			if err != nil {
+			broken := err != nil
+			if broken {
 				// A broken body counts as a miss of every secret in it.
 				run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, enc, err))
 				leaked = group
@@ -107,7 +108,11 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 				if slot == slotDiff && multiLine(s) {
 					slot = slotFile
 				}
-				run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, slotNames[slot]), tr, s)
+				place := slotNames[slot]
+				if broken {
+					place += " of a body the rewrite broke"
+				}
+				run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, place), tr, s)
 			}
 		}
 	}
