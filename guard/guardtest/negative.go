@@ -46,7 +46,8 @@ func cutUTF8(b []byte, n int) []byte {
 var negativeChunks = []func(r *rand.Rand) string{
 	goSource, pythonSource, tsSource, base64Blob, uuidList, gitLog,
 	minifiedJS, packageLock, goSum, serviceLog, orderCSV, versionList,
-	hashList, configNoSecrets,
+	hashList, configNoSecrets, publicPEM, authorizedKeys, docsMentions,
+	k8sManifest, numbersText,
 }
 
 func ident(r *rand.Rand) string {
@@ -261,4 +262,77 @@ func NegativeBody(dialect string, seed uint64, n int) []byte {
 		content = content[k:]
 	}
 	return encodeJSON(nil, c.body(dialect, false), escapeMode(seed%uint64(numEscapeModes)))
+}
+
+// publicPEM is a certificate or public key: PEM armour that is no secret.
+func publicPEM(r *rand.Rand) string {
+	if r.IntN(2) == 0 {
+		return pemBlock("CERTIFICATE", append([]byte{0x30, 0x82, 0x03, 0x0d, 0x30, 0x82, 0x01, 0xf5, 0xa0, 0x03, 0x02, 0x01, 0x02}, randBytes(r, 760)...), 64)
+	}
+	return pemBlock("PUBLIC KEY", append([]byte{0x30, 0x82, 0x01, 0x22, 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00}, randBytes(r, 271)...), 64)
+}
+
+// authorizedKeys are SSH public keys; their comments are user@host
+// without a domain, which is no e-mail address.
+func authorizedKeys(r *rand.Rand) string {
+	var s strings.Builder
+	for range 2 + r.IntN(4) {
+		blob := append([]byte("\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20"), randBytes(r, 32)...)
+		fmt.Fprintf(&s, "ssh-ed25519 %s %s@%s\n", base64.StdEncoding.EncodeToString(blob), pick(r, []string{"dev", "ci", "deploy"}), pick(r, []string{"laptop", "build-01", "bastion"}))
+	}
+	return s.String()
+}
+
+// docsMentions talk about credential formats without holding one, as
+// READMEs and runbooks do: a paragraph of such sentences, now and then with
+// a connection string whose password is a placeholder.
+func docsMentions(r *rand.Rand) string {
+	sentences := []string{
+		"Access key ids start with AKIA (long-term) or ASIA (temporary) and are 20 characters long; never commit them.",
+		"GitHub classic tokens start with ghp_, fine-grained ones with github_pat_; rotate them every 90 days.",
+		"Set OPENAI_API_KEY=sk-... (a project key, sk-proj-...) and ANTHROPIC_API_KEY=sk-ant-... in your shell, not in the repo.",
+		"Stripe keys: sk_test_ for tests; a key starting with sk_live_ must never leave the vault.",
+		"JWTs have three base64url parts separated by dots; the header usually starts with eyJ.",
+		"Secrets are injected at runtime from the vault; the app reads them with os.Getenv and never logs them.",
+	}
+	r.Shuffle(len(sentences), func(i, j int) { sentences[i], sentences[j] = sentences[j], sentences[i] })
+	out := "## Credentials\n\n" + strings.Join(sentences[:3+r.IntN(4)], " ") + "\n"
+	if r.IntN(8) == 0 {
+		out += pick(r, []string{"The connection string looks like postgres://USER:PASSWORD@HOST:5432/DB; take it from the secret store.\n",
+			"Example: redis://:${REDIS_PASSWORD}@cache:6379/0\n", "mysql://app:<password>@db:3306/shop\n"})
+	}
+	return out
+}
+
+// k8sManifest is a deployment with image digests and a non-secret
+// ConfigMap.
+func k8sManifest(r *rand.Rand) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: billing, labels: {app: billing, version: v1.%d.%d}}
+spec:
+  replicas: %d
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/billing@sha256:%s
+          env:
+            - {name: DB_PASSWORD, valueFrom: {secretKeyRef: {name: billing-db, key: password}}}
+          resources: {limits: {cpu: 500m, memory: 256Mi}}
+---
+apiVersion: v1
+kind: ConfigMap
+data:
+  settings.json: %s
+`, r.IntN(40), r.IntN(20), 1+r.IntN(5), randString(r, hexChars, 64), base64.StdEncoding.EncodeToString([]byte(`{"region":"eu-central-1","workers":4}`)))
+}
+
+// numbersText holds numbers of every shape that is not personal data:
+// prices, percentages, coordinates, ISBNs, durations, dates, counts.
+func numbersText(r *rand.Rand) string {
+	return fmt.Sprintf("Revenue $%d,%03d.%02d (+%d.%d%%), p99 %d.%dms over %d requests; HQ at %d.%04d, %d.%04d; ISBN 978-%d-%02d-%06d-%d; build 2026.%02d.%02d.%d; timeout %ds; chunk %d/%d; offset 0x%08x; %d.%d.%d.%d/%d\n",
+		1+r.IntN(900), r.IntN(1000), r.IntN(100), r.IntN(40), r.IntN(10), r.IntN(900), r.IntN(10), r.IntN(10_000_000),
+		r.IntN(90), r.IntN(10000), r.IntN(180), r.IntN(10000), r.IntN(10), r.IntN(100), r.IntN(1_000_000), r.IntN(10),
+		1+r.IntN(12), 1+r.IntN(28), r.IntN(1000), r.IntN(600), r.IntN(64), 64, r.Uint32(), 10, r.IntN(256), r.IntN(256), 0, 16+r.IntN(9))
 }
