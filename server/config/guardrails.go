@@ -76,7 +76,10 @@ type GuardCustom struct {
 	// at most 64; not a built-in detector's name.
 	Name string `yaml:"name"`
 	// Regex is an RE2 regular expression (Go's regexp syntax); the whole
-	// match is the secret. It must not match the empty string.
+	// match is the secret. It runs over string content as it is on the
+	// wire, still JSON-escaped: a line break is the two characters \n, a
+	// quote is \", and some clients write / as \/. It must not match the
+	// empty string.
 	Regex string `yaml:"regex"`
 	// Keywords, when set, are literal strings of which one must occur in
 	// a request before Regex runs on it: a prefilter that keeps the cost
