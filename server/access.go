@@ -177,6 +177,7 @@ func (x *exchange) logAccess(r *metrics.Request, c price.Cost) {
 		slog.Int("attempts", x.try.attempts),
 		slog.String("cause", cause),
 		slog.String("upstream_request_id", pool.B2S(x.upstreamRequestID())),
+		slog.String("guardrails", pool.B2S(x.guard.rules)),
 	)
 }
 

@@ -10,21 +10,34 @@ import (
 )
 
 // TestSameDialectHeapBudget: a same-dialect non-streamed request costs
-// O(1) heap beyond its body, whatever the body's size.
+// O(1) heap beyond its body, whatever the body's size; with guardrails
+// on too, whether a rule redacts (the redacted body is a pooled buffer)
+// or nothing matches.
 func TestSameDialectHeapBudget(t *testing.T) {
 	up := rawUpstream(t, httpReply("application/json", chatReply))
 	yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
-	base, _ := startServer(t, yml, up)
-	for _, size := range []int{10 << 10, 2 << 20} {
+	plain, _ := startServer(t, yml, up)
+	guarded, _ := startServer(t, yml+"guardrails: {enabled: true}\n", up)
+	secret := secretOf(t, "github_token")
+	f := func(what, base string, size int, redact bool) {
+		t.Helper()
 		body := chatBody(size, false)
+		if redact {
+			body = bytes.Replace(body, []byte(`"content":"`), []byte(`"content":"token `+secret+` `), 1)
+		}
 		got := allocPerRequest(t, base, rawRequest("/v1/chat/completions", body))
 		// Budget (docs/ARCHITECTURE.md, memory model): 64 KiB + 0.05 x body, and the figure must
 		// not grow with the body.
 		budget := uint64(64<<10) + uint64(len(body))/20
-		t.Logf("body %d bytes: %d bytes of heap per request (budget %d)", len(body), got, budget)
+		t.Logf("%s, body %d bytes: %d bytes of heap per request (budget %d)", what, len(body), got, budget)
 		if got > budget || got > 64<<10 {
-			t.Fatalf("body %d: %d bytes of heap per request, budget %d", len(body), got, budget)
+			t.Fatalf("%s, body %d: %d bytes of heap per request, budget %d", what, len(body), got, budget)
 		}
+	}
+	for _, size := range []int{10 << 10, 2 << 20} {
+		f("plain", plain, size, false)
+		f("guardrails, no match", guarded, size, false)
+		f("guardrails, a redaction", guarded, size, true)
 	}
 }
 

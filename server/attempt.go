@@ -115,6 +115,9 @@ func (x *exchange) buildAttempt() (status int, msg string) {
 
 // buildRequest is buildAttempt's request for any provider.
 func (x *exchange) buildRequest() (status int, msg string) {
+	if status, msg := x.guardBody(); status != 0 {
+		return status, msg
+	}
 	d, up := x.rt.dialect, x.target.Provider.Dialect
 	x.upReq.Reset()
 	x.splice = modelSplice{} // set again below when this attempt splices (rewindBody reads it)

@@ -55,6 +55,9 @@ func (s *Server) countTokens(x *exchange) bool {
 			x.upModel = pool.S2B(t.Model)
 		}
 		x.counting = true
+		if !x.guardFront() {
+			return false
+		}
 		return s.forwardSame(x)
 	}
 	s.countLocally(x, body)

@@ -62,7 +62,7 @@ func (x *exchange) prepare() bool {
 	if t.Aliased {
 		x.upModel = pool.S2B(t.Model)
 	}
-	return true
+	return x.guardFront()
 }
 
 // readTop checks the body's shape in one pass and reads its model and
@@ -131,8 +131,8 @@ func (x *exchange) unescapeModel() bool {
 // lie, whether it may hold a tag) instead of a pass over the body, and
 // reports whether it did. Any other body is read by readTop itself.
 func (x *exchange) readChecked(top *[len(topKeys)][]byte) bool {
-	if x.fsink.out == nil {
-		return false
+	if x.fsink.out == nil || x.guard.orig != nil {
+		return false // not a turn's body, or a redaction of it
 	}
 	c := x.fsink.out.Checked()
 	if c == nil || c.Size != len(x.body) {

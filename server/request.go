@@ -34,6 +34,8 @@ type requestPart struct {
 
 	req     codec.Request // the request in neutral form, when decoded (views into body)
 	decoded bool          // req holds the client's request
+
+	guard guardPart // the guardrails' checks of the body (guard.go)
 }
 
 // Reset gives the request's buffers back and forgets it; modelBuf is kept
@@ -43,6 +45,7 @@ func (r *requestPart) Reset() {
 		pool.Put(r.reqBody)
 		r.reqBody = nil
 	}
+	r.guard.Reset() // before the body it may point into goes back
 	r.body, r.tagged = nil, false
 	r.req.Reset()
 	r.decoded = false

@@ -50,6 +50,7 @@ type Server struct {
 	lists        *modelLists // upstream model lists (list_models)
 	labels       *metrics.ModelLabels
 	prices       *price.Table  // the price of each model (cost.go)
+	guards       *guards       // the guardrails' rule sets, nil when off (guards.go)
 	front        frontDoor     // Host and Origin checks (front.go)
 	fwd          forwardLists  // client headers forwarded upstream (forward.go)
 	access       *slog.Logger  // the access log, nil when off
@@ -212,6 +213,11 @@ func (sh *shared) generation(cfg *config.Config) (*Server, error) {
 	s.reg.SetSwitches(sh.switches)
 	s.labels = metrics.NewModelLabels(cfg)
 	s.prices = newPriceTable(cfg)
+	gs, err := newGuards(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.guards = gs
 	s.front = newFrontDoor(cfg)
 	s.fwd = newForwardLists(cfg)
 	s.access = newAccessLog(cfg, sh.logw)

@@ -49,6 +49,7 @@ var families = map[string]family{
 	"slipstream_account_window_utilisation":     {"gauge", "Share of each subscription account's usage window used, by window."},
 	"slipstream_ledger_records_total":           {"counter", "Usage ledger records, by result: written, or dropped (queue full, or not written by shutdown)."},
 	"slipstream_ledger_batch_failures_total":    {"counter", "Usage ledger batch writes the database refused (each is retried)."},
+	"slipstream_guardrail_matches_total":        {"counter", "Guardrail matches in request content, by rule and action (redact, block, log)."},
 }
 
 // appendExposition copies the text exposition src to dst with one # HELP
