@@ -72,7 +72,11 @@ func (x *exchange) guardBody() (status int, msg string) {
 		return 0, ""
 	}
 	buf := pool.Get(len(body) + 64*m.Redacts())
-	buf.B = m.AppendRedacted(buf.B[:0], body, nil, "")
+	var v *guard.Vault
+	if set.Restores() {
+		v = x.s.vault()
+	}
+	buf.B = m.AppendRedacted(buf.B[:0], body, v, x.keyName())
 	x.useBody(body, buf)
 	return 0, ""
 }

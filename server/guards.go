@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"slipstream/guard"
 	"slipstream/server/config"
@@ -13,9 +15,10 @@ import (
 // configuration is loaded (a bad rule or an unreadable list fails the
 // load, or the reload, with the rule's name).
 type guards struct {
-	cfg  *config.Guardrails
-	base *guard.Set   // no policy matches; nil when every rule is off
-	pol  []*guard.Set // policy i's set; nil when its rules are all off
+	cfg      *config.Guardrails
+	base     *guard.Set   // no policy matches; nil when every rule is off
+	pol      []*guard.Set // policy i's set; nil when its rules are all off
+	restores bool         // some rule restores: the vault is used
 }
 
 // newGuards compiles cfg's guardrails, or returns nil when they are off.
@@ -50,6 +53,7 @@ func newGuards(cfg *config.Config) (*guards, error) {
 		} else {
 			gs.pol[p] = set
 		}
+		gs.restores = gs.restores || (set != nil && set.Restores())
 	}
 	return gs, nil
 }
@@ -118,4 +122,23 @@ func (g *guards) For(keyName, provider string) *guard.Set {
 		return g.pol[p]
 	}
 	return g.base
+}
+
+// guardVault holds the values behind the placeholders of rules that
+// restore, for every generation: a reload keeps what the conversations in
+// flight need. It is made when a configuration first has such a rule.
+type guardVault struct {
+	once sync.Once
+	v    atomic.Pointer[guard.Vault]
+}
+
+// vault is the vault of the rules that restore, or nil when this
+// generation has none.
+func (s *Server) vault() *guard.Vault {
+	if s.guards == nil || !s.guards.restores {
+		return nil
+	}
+	g := &s.vaultOnce
+	g.once.Do(func() { g.v.Store(guard.NewVault(guard.VaultConfig{})) })
+	return g.v.Load()
 }

@@ -154,6 +154,10 @@ func (x *exchange) streamTo(w streamWriter) {
 
 // runStream runs the relay x's stream kind names, writing to out.
 func (x *exchange) runStream(out sink) {
+	out = x.guardRelay(out)
+	if out == &x.gsink {
+		defer x.gsink.end()
+	}
 	switch x.streamKind {
 	case streamSame:
 		x.relaySame(out)

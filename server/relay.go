@@ -44,6 +44,8 @@ type relayPart struct {
 
 	ttft     time.Time // when the first event went to the client, or zero
 	bytesOut int64     // body bytes written to the client by streams
+
+	gsink guardSink // the guardrails' step over response content (guardsink.go)
 }
 
 // Reset gives the relay's buffers back and forgets the stream; the
@@ -66,4 +68,5 @@ func (r *relayPart) Reset() {
 	r.head = trimScratch(r.head)
 	r.sameTail, r.ttft, r.bytesOut = nil, time.Time{}, 0
 	r.bodyTail.reset(-1)
+	r.gsink.Reset()
 }

@@ -84,6 +84,8 @@ type shared struct {
 
 	ws *ws.Transport // the WebSocket transport, across generations
 
+	vaultOnce guardVault // placeholders' values for restore, across generations (guards.go)
+
 	operatorSide
 
 	// lnMu guards shut and lns: the listeners Serve was given, which
