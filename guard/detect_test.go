@@ -55,28 +55,28 @@ func TestDetectorsReject(t *testing.T) {
 			t.Fatalf("%q: unexpected %s %q", text, h.Rule, text[h.Start:h.End])
 		}
 	}
-	f("AKIAIOSFODNN7EXAMPL")              // 15 after prefix
-	f("AKIAIOSFODNN7EXAMPLE1")            // 17: no word end
-	f("xAKIAIOSFODNN7EXAMPLE")            // no word start
-	f("AKIA0OSFODNN7EXAMPLE")             // 0 is not base32
-	f("ghp_" + strings.Repeat("a", 35))   // short
-	f("ghp_" + strings.Repeat("a", 37))   // long
+	f("AKIAIOSFODNN7EXAMPL")               // 15 after prefix
+	f("AKIAIOSFODNN7EXAMPLE1")             // 17: no word end
+	f("xAKIAIOSFODNN7EXAMPLE")             // no word start
+	f("AKIA0OSFODNN7EXAMPLE")              // 0 is not base32
+	f("ghp_" + strings.Repeat("a", 35))    // short
+	f("ghp_" + strings.Repeat("a", 37))    // long
 	f("my_ghp_" + strings.Repeat("a", 36)) // no word start
-	f("sk-" + strings.Repeat("a", 48))    // legacy without T3BlbkFJ
+	f("sk-" + strings.Repeat("a", 48))     // legacy without T3BlbkFJ
 	f("sk-proj-" + strings.Repeat("a", 80))
-	f("eyJhbGciOiJIUzI1NiJ9") // one part
+	f("eyJhbGciOiJIUzI1NiJ9")                                          // one part
 	f("eyJub3RoZWFkZXIiOjF9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2lnbmF0dXJl") // header without alg
-	f("postgres://user@host/db")                  // no password
-	f("https://user:pass@example.com")            // not a database scheme
+	f("postgres://user@host/db")                                       // no password
+	f("https://user:pass@example.com")                                 // not a database scheme
 	f("-----BEGIN PUBLIC KEY-----\\nMIIB\\n-----END PUBLIC KEY-----")
-	f("4111 1111 1111 1112")                      // Luhn fails
-	f("1234567890123456")                         // no issuer
-	f("1700000000000")                            // a timestamp
-	f("000-12-3456")                              // area 000
-	f("666-12-3456")                              // area 666
-	f("123-00-4567")                              // group 00
-	f("v1.123-45-6789")                           // glued to a version
-	f("DE89370400440532013001")                   // mod 97 fails
+	f("4111 1111 1111 1112")                       // Luhn fails
+	f("1234567890123456")                          // no issuer
+	f("1700000000000")                             // a timestamp
+	f("000-12-3456")                               // area 000
+	f("666-12-3456")                               // area 666
+	f("123-00-4567")                               // group 00
+	f("v1.123-45-6789")                            // glued to a version
+	f("DE89370400440532013001")                    // mod 97 fails
 	f("uuid 123e4567-e89b-12d3-a456-426614174000") // uuid
 	f("sha 3f786850e387550fdab836ed7e6dc881de23001b")
 	f("@property def x(self): pass")
