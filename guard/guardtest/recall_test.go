@@ -39,7 +39,9 @@ type corpusRun struct {
 
 // transports are the columns of the table: the four dialects over HTTP
 // and the Responses WebSocket frame.
-var transports = append(append([]string(nil), Dialects...), "openai-responses-ws")
+var transports = append(append([]string(nil), Dialects...), transportWS)
+
+const transportWS = "openai-responses-ws"
 
 var slotNames = [numSlots]string{"file", "write-args", "user", "system", "diff", "shell"}
 
@@ -47,7 +49,7 @@ var escapeNames = [numEscapeModes]string{"js", "python", "go", "php"}
 
 // measure runs sc over the positive corpus (perRule secrets of every rule
 // from seed, in groups of groupSize, in every dialect and the WebSocket
-// frame) and over negMB MiB of negative bodies per dialect.
+// frame, each body in each of the four encoders' styles) and over negMB MiB of negative bodies per dialect.
 func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB int) *corpusRun {
 	t.Helper()
 	run := &corpusRun{stats: map[string]*ruleStat{}, unknownRules: map[string]int{}, misses: map[string]*miss{}}
@@ -77,51 +79,52 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 		}
 		bodySeed := seed*1000 + uint64(g)
 		for _, tr := range transports {
-			var body []byte
-			if tr == "openai-responses-ws" {
-				body = TrafficWS(bodySeed, group)
-			} else {
-				body = Traffic(tr, bodySeed, group)
-			}
-			run.posBytes += len(body)
-			run.positiveFiles++
-			out, matches, err := sc.redact(body)
-			if err != nil {
-				t.Fatalf("%s body %d: %v", tr, g, err)
-			}
-			count(matches, true)
-			if out == nil {
-				out = body
-			}
-			enc := escapeNames[bodySeed%uint64(numEscapeModes)]
-			leaked, err := Leaks(out, group)
-			broken := err != nil
-			if broken {
-				// A broken body counts as a miss of every secret in it.
-				run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, enc, err))
-				leaked = group
-			}
-			for i, s := range group {
-				st := run.stats[s.Rule]
-				st.secrets++
-				bt := st.byTransport[tr]
-				bt[0]++
-				if !containsSecret(leaked, s) {
-					st.caught++
-					bt[1]++
-					st.byTransport[tr] = bt
-					continue
+			for m := range numEscapeModes {
+				d := tr
+				if tr == transportWS {
+					d = "ws"
 				}
-				st.byTransport[tr] = bt
-				slot := (i + int(bodySeed%numSlots)) % numSlots
-				if slot == slotDiff && multiLine(s) {
-					slot = slotFile
+				body := traffic(d, bodySeed, group, m)
+				run.posBytes += len(body)
+				run.positiveFiles++
+				out, matches, err := sc.redact(body)
+				if err != nil {
+					t.Fatalf("%s body %d: %v", tr, g, err)
 				}
-				place := slotNames[slot]
+				count(matches, true)
+				if out == nil {
+					out = body
+				}
+				enc := escapeNames[m]
+				leaked, err := Leaks(out, group)
+				broken := err != nil
 				if broken {
-					place += " of a body the rewrite broke"
+					// A broken body counts as a miss of every secret in it.
+					run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, enc, err))
+					leaked = group
 				}
-				run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, place), tr, s)
+				for i, s := range group {
+					st := run.stats[s.Rule]
+					st.secrets++
+					bt := st.byTransport[tr]
+					bt[0]++
+					if !containsSecret(leaked, s) {
+						st.caught++
+						bt[1]++
+						st.byTransport[tr] = bt
+						continue
+					}
+					st.byTransport[tr] = bt
+					slot := (i + int(bodySeed%numSlots)) % numSlots
+					if slot == slotDiff && multiLine(s) {
+						slot = slotFile
+					}
+					place := slotNames[slot]
+					if broken {
+						place += " of a body the rewrite broke"
+					}
+					run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, place), tr, s)
+				}
 			}
 		}
 	}
