@@ -68,6 +68,10 @@ type Config struct {
 	// Usage configures the usage ledger (usage.go). Default: on, in an
 	// SQLite file in the user's state directory.
 	Usage Usage `yaml:"usage"`
+	// Guardrails find secrets and personal data in requests and redact,
+	// block or count them (guardrails.go, docs/GUARDRAILS.md). Default
+	// off.
+	Guardrails Guardrails `yaml:"guardrails"`
 }
 
 // Metrics configures the Prometheus endpoint, GET /metrics.

@@ -149,6 +149,7 @@ func (c *Config) Validate() Problems {
 	c.validatePrices(add)
 	c.validateAdmin(add)
 	c.Usage.validate(add)
+	c.validateGuardrails(add)
 	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
 		add("log.format", "unknown format %q (want text or json)", f)
 	}
