@@ -127,7 +127,15 @@ func skipAssign(b []byte, j int, final bool) (int, result) {
 			return k, need
 		}
 		switch b[k] {
-		case ' ', '\t', '"', '\'', '\\':
+		case '\\': // only an escaped quote
+			if k+1 == len(b) && !final {
+				return k, need
+			}
+			if k+1 == len(b) || b[k+1] != '"' {
+				return 0, miss
+			}
+			k++
+		case ' ', '\t', '"', '\'':
 		case '=', ':':
 			if assigned {
 				return 0, miss

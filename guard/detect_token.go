@@ -65,34 +65,33 @@ func matchSlackToken(b []byte, i int, final bool) (int, int, result) {
 }
 
 // matchSlackWebhook: hooks.slack.com/services/T.../B.../<24 alnum>; the
-// anchor is the 'k' of slack; the match is the host and path.
+// anchor is the 'B' (rarer than any byte of the host); the match is the host
+// and path.
 func matchSlackWebhook(b []byte, i int, final bool) (int, int, result) {
-	if !litBefore(b, i, "hooks.slac") || !wordStart(b, i-10) {
+	const host = "hooks.slack.com/services/"
+	if i < 2 || b[i-1] != '/' {
 		return 0, 0, miss
 	}
-	s := i - 10
-	if r := litAt(b, i, "k.com/services/", final); r != hit {
+	t := i - 1
+	for t > 0 && i-1-t <= 13 && is(b[t-1], cUpper|cDigit) {
+		t--
+	}
+	if n := i - 1 - t; n < 9 || n > 13 || b[t] != 'T' || !litBefore(b, t, host) || !wordStart(b, t-len(host)) {
+		return 0, 0, miss
+	}
+	s := t - len(host)
+	n, more := run(b, i+1, cUpper|cDigit, 12)
+	if more && !final {
+		return s, 0, need
+	}
+	if n < 8 || n > 12 {
+		return 0, 0, miss
+	}
+	j := i + 1 + n
+	if r := litAt(b, j, "/", final); r != hit {
 		return s, 0, r
 	}
-	j := i + len("k.com/services/")
-	for _, p := range [...]string{"T", "B"} {
-		if r := litAt(b, j, p, final); r != hit {
-			return s, 0, r
-		}
-		n, more := run(b, j+1, cUpper|cDigit, 12)
-		if more && !final {
-			return s, 0, need
-		}
-		if n < 8 || n > 12 {
-			return 0, 0, miss
-		}
-		j += 1 + n
-		if r := litAt(b, j, "/", final); r != hit {
-			return s, 0, r
-		}
-		j++
-	}
-	e, r := fixedRun(b, j, 24, cAlnum, cURL64, final)
+	e, r := fixedRun(b, j+1, 24, cAlnum, cURL64, final)
 	return s, e, r
 }
 

@@ -84,7 +84,7 @@ var matchers = [numDetectors]matcher{
 // rarer the anchors the faster the scan.
 var anchors = [numDetectors]string{
 	dAWSKeyID: "A", dAWSSecret: "_A", dGCPKey: "_", dGoogleAPIKey: "A", dAzureStorage: "A",
-	dGitHub: "_", dGitLab: "-", dSlackToken: "-", dSlackWebhook: "k", dStripe: "_",
+	dGitHub: "_", dGitLab: "-", dSlackToken: "-", dSlackWebhook: "B", dStripe: "_",
 	dOpenAI: "-", dAnthropic: "-", dNPM: "_", dPyPI: "-", dPrivateKey: "-", dJWT: "J",
 	dDatabaseURL: "@", dEmail: "@", dPhone: "+(0123456789", dCard: "0123456789",
 	dIBAN: "0123456789", dSSN: "0123456789",

@@ -28,7 +28,7 @@ func (c *jsonCtx) within(b []byte, s, e int) bool {
 	for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
 		k++
 	}
-	return k == len(b) || b[k] != ':'
+	return k >= len(b) || b[k] != ':'
 }
 
 // advance classifies b[c.pos:s].

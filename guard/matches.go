@@ -11,6 +11,7 @@ type Matches struct {
 	block   int // index in spans of the first Block match, -1 when none
 	redacts int // Redact matches
 	ctx     jsonCtx
+	cand    []int // scan scratch: anchor candidates
 }
 
 type span struct {

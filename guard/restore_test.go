@@ -140,3 +140,19 @@ func TestVaultBounds(t *testing.T) {
 		t.Fatal("a value over the bound was kept")
 	}
 }
+
+// TestAppendRestored: the one-shot form restores as the stream does.
+func TestAppendRestored(t *testing.T) {
+	v := NewVault(VaultConfig{})
+	v.Put("k", []byte("[REDACTED:a:000001]"), []byte("one\ntwo"))
+	f := func(in string, levels int, want string) {
+		t.Helper()
+		if got := string(v.AppendRestored([]byte(">"), []byte(in), "k", levels)); got != ">"+want {
+			t.Fatalf("AppendRestored(%q, %d) = %q, want %q", in, levels, got, ">"+want)
+		}
+	}
+	f("x [REDACTED:a:000001] y", 1, `x one\ntwo y`)
+	f(`{\"v\":\"[REDACTED:a:000001]\"}`, 2, `{\"v\":\"one\\ntwo\"}`)
+	f("[REDACTED:a:000002]", 1, "[REDACTED:a:000002]")
+	f("[REDACTED:a:00000", 1, "[REDACTED:a:00000")
+}

@@ -1,46 +1,117 @@
 package guard
 
+import (
+	"bytes"
+	"slices"
+)
+
 // anchorLead bounds how far a match may start after its anchor (a keyword
 // and its '=' before a value): a streaming rescan starts this far before the
 // first unemitted byte so that a keyword already emitted still finds its
 // value.
 const anchorLead = 64
 
+// maxSweeps is the most anchor bytes scanned with one bytes.IndexByte sweep
+// each; a set with more (the PII detectors anchor on digits) walks the bytes
+// through a table instead.
+const maxSweeps = 8
+
 // scan finds the built-in detectors' matches in b, visiting anchors from
 // max(0, from-anchorLead). Matches that start before from were found by an
 // earlier call and are not added again. When !final, b may continue: scan
 // returns the earliest start of a match the rest of the input could still
 // complete (len(b) when none), and matches at or after it are unsure.
-func (s *Set) scan(b []byte, from int, final bool, m *Matches) (hold int) {
-	hold = len(b)
-	last := 0 // end of the previous match: the next must start at or after it
-	for i := max(0, from-anchorLead); i < len(b); i++ {
-		if !s.anchor[b[i]] {
-			continue
+func (s *Set) scan(b []byte, from int, final bool, m *Matches) int {
+	st := scanState{hold: len(b), from: from, final: final}
+	start := max(0, from-anchorLead)
+	if len(s.sweep) == 0 {
+		s.walk(b, start, &st, m)
+	} else {
+		s.sweepScan(b, start, &st, m)
+	}
+	return max(st.hold, from)
+}
+
+type scanState struct {
+	hold  int  // earliest start of an unfinished match
+	last  int  // end of the previous match: the next must not start before it
+	from  int  // matches starting before from are not added
+	final bool // the input ends with b
+}
+
+// visit runs the matchers at anchor i and returns the index to go on from.
+func (s *Set) visit(b []byte, i int, st *scanState, m *Matches) int {
+	d, ms, e, r := s.at(b, i, st.final)
+	switch r {
+	case hit:
+		if ms < st.last {
+			return i + 1
 		}
-		d, st, e, r := s.at(b, i, final)
-		switch r {
-		case hit:
-			if st < last {
-				continue
-			}
-			last = e
-			if st >= from {
-				m.add(st, e, uint16(s.detRule[d]))
-			}
-			i = max(i, e-1)
-		case need:
-			if st >= from && st < hold {
-				hold = st
+		st.last = e
+		if ms >= st.from {
+			m.add(ms, e, uint16(s.detRule[d]))
+		}
+		return max(i+1, e)
+	case need:
+		if ms >= st.from && ms < st.hold {
+			st.hold = ms
+		}
+	}
+	return i + 1
+}
+
+// sweepScan finds anchors with one bytes.IndexByte sweep per anchor byte
+// (memchr speed), keeps those that pass quick, and visits them in order.
+// Most anchors in code and JSON ('_' in snake_case, '-' in diffs) fail
+// quick, so this costs one IndexByte call and a few compares per anchor.
+func (s *Set) sweepScan(b []byte, i int, st *scanState, m *Matches) {
+	cand := m.cand[:0]
+	for _, c := range s.sweep {
+		for j := indexFrom(b, i, c); j < len(b); j = indexFrom(b, j+1, c) {
+			if quick(b, j) {
+				cand = append(cand, j)
 			}
 		}
 	}
-	return max(hold, from)
+	slices.Sort(cand)
+	for _, at := range cand {
+		if at >= i {
+			i = s.visit(b, at, st, m)
+		}
+	}
+	m.cand = cand
 }
 
-// at runs the detectors anchored on b[i] in priority order. The first hit
-// wins unless an earlier detector still needs input.
+// indexFrom returns the index of the first c in b[i:], or len(b).
+func indexFrom(b []byte, i int, c byte) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	k := bytes.IndexByte(b[i:], c)
+	if k < 0 {
+		return len(b)
+	}
+	return i + k
+}
+
+// walk visits every byte through the anchor table.
+func (s *Set) walk(b []byte, i int, st *scanState, m *Matches) {
+	for i < len(b) {
+		if !s.anchor[b[i]] {
+			i++
+			continue
+		}
+		i = s.visit(b, i, st, m)
+	}
+}
+
+// at runs the detectors anchored on b[i] in priority order, after a quick
+// look at the neighbours that rejects most anchors. The first hit wins
+// unless an earlier detector still needs input.
 func (s *Set) at(b []byte, i int, final bool) (detector, int, int, result) {
+	if !quick(b, i) {
+		return 0, 0, 0, miss
+	}
 	needAt := -1
 	for _, d := range s.byAnchor[b[i]] {
 		st, e, r := matchers[d](b, i, final)
@@ -60,4 +131,61 @@ func (s *Set) at(b []byte, i int, final bool) (detector, int, int, result) {
 		return 0, needAt, 0, need
 	}
 	return 0, 0, 0, miss
+}
+
+// quick reports whether an anchor may start a match of some detector: the
+// two bytes before a '_' or '-' are the end of a known prefix (gh[pousr]_,
+// npm_, [sr]k_live_, github_pat_, secret_, private_; glpat-, xox[bpars]-,
+// sk-, pypi-) or the '-' starts a run of dashes (-----BEGIN).
+func quick(b []byte, i int) bool {
+	switch b[i] {
+	case '_':
+		if i < 2 {
+			return false
+		}
+		p, q := b[i-2]|0x20, b[i-1]|0x20
+		switch q {
+		case 'p', 'o', 'u', 's', 'r':
+			return p == 'h'
+		case 'm':
+			return p == 'p'
+		case 'k':
+			return p == 's' || p == 'r'
+		case 'b':
+			return p == 'u'
+		case 't':
+			return p == 'e'
+		case 'e':
+			return p == 't'
+		}
+		return false
+	case '-':
+		if i+1 == len(b) || b[i+1] == '-' {
+			return true
+		}
+		if i < 2 {
+			return false
+		}
+		p, q := b[i-2], b[i-1]
+		switch q {
+		case 't':
+			return p == 'a'
+		case 'b', 'p', 'a', 'r', 's':
+			return p == 'x'
+		case 'k':
+			return p == 's'
+		case 'i':
+			return p == 'p'
+		}
+		return false
+	case '@':
+		return i > 0 && is(b[i-1], cUserinfo)
+	case 'B':
+		return i > 0 && b[i-1] == '/'
+	case 'A':
+		return i+1 == len(b) || isByte(b[i+1], "KSBCIc")
+	case 'J':
+		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e'
+	}
+	return true
 }

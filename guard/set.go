@@ -16,6 +16,7 @@ type Set struct {
 	detRule  [numDetectors]int16 // rule index of each enabled detector, -1 when off
 	anchor   [256]bool           // bytes some enabled detector anchors on
 	byAnchor [256][]detector     // enabled detectors per anchor byte, in priority order
+	sweep    []byte              // the anchor bytes, when few enough to sweep with IndexByte
 	patterns []pattern
 	literals []literal
 	key      []byte
@@ -81,6 +82,14 @@ func Compile(cfg Config) (*Set, error) {
 			s.anchor[c] = true
 			s.byAnchor[c] = append(s.byAnchor[c], d)
 		}
+	}
+	for c := 0; c < 256; c++ {
+		if s.anchor[c] {
+			s.sweep = append(s.sweep, byte(c))
+		}
+	}
+	if len(s.sweep) > maxSweeps {
+		s.sweep = nil
 	}
 	if err := s.addPatterns(cfg.Patterns); err != nil {
 		return nil, err

@@ -90,10 +90,14 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 	// Matches reaching past hold are unsure: hold from the first of them.
 	n := 0
 	for _, sp := range m.spans {
+		if splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
+			continue // as ScanString drops them
+		}
 		if sp.e > hold {
 			hold = min(hold, sp.s)
 			break
 		}
+		m.spans[n] = sp
 		n++
 	}
 	m.spans = m.spans[:n]

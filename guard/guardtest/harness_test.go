@@ -52,18 +52,18 @@ func (breakingScanner) redact(body []byte) ([]byte, []string, error) {
 // nothing, every body an engine breaks, and full recall without false positives from one that finds
 // exactly the secrets, whose rewrites stay valid JSON.
 func TestHarness(t *testing.T) {
-	const seed, per, group = 5, 9, 11
+	const seed, per, group = 5, 3, 11
 	none := measure(t, noopScanner{}, seed, per, group, 1)
 	for _, r := range Rules {
 		if st := none.stats[r]; st.caught != 0 || st.secrets == 0 {
 			t.Fatalf("%s: the no-op scanner caught %d of %d", r, st.caught, st.secrets)
 		}
 	}
-	if none.missed != len(Rules)*per*(len(Dialects)+1) {
-		t.Fatalf("%d misses, want %d", none.missed, len(Rules)*per*(len(Dialects)+1))
+	if none.missed != len(Rules)*per*(len(Dialects)+1)*int(numEscapeModes) {
+		t.Fatalf("%d misses, want %d", none.missed, len(Rules)*per*(len(Dialects)+1)*int(numEscapeModes))
 	}
 	broken := measure(t, breakingScanner{}, seed, 2, group, 0)
-	if len(broken.broken) == 0 || broken.missed != len(Rules)*2*(len(Dialects)+1) {
+	if len(broken.broken) == 0 || broken.missed != len(Rules)*2*(len(Dialects)+1)*int(numEscapeModes) {
 		t.Fatalf("a broken rewrite went unseen: %d broken, %d missed", len(broken.broken), broken.missed)
 	}
 	all := measure(t, oracleScanner{Secrets(seed, per)}, seed, per, group, 0)

@@ -42,7 +42,7 @@ func pemBlock(typ string, der []byte, width int) string {
 	return b.String()
 }
 
-// derSeq wraps content in an ASN.1 SEQUENCE (tag 0x30) with a DER length.
+// derTLV wraps content in an ASN.1 element of tag with a DER length.
 func derTLV(tag byte, content []byte) []byte {
 	out := []byte{tag}
 	switch n := len(content); {

@@ -18,9 +18,10 @@ type scanner interface {
 
 // ruleStat is one detector's line of the table.
 type ruleStat struct {
-	secrets, caught int // positive corpus
-	matches         int // matches reported on the positive corpus
-	fp              int // matches on the negative corpus
+	secrets, caught int               // positive corpus
+	byTransport     map[string][2]int // transport -> secrets, caught
+	matches         int               // matches reported on the positive corpus
+	fp              int               // matches on the negative corpus
 }
 
 // corpusRun is one measurement: per rule, plus what went wrong.
@@ -36,18 +37,24 @@ type corpusRun struct {
 	positiveFiles int
 }
 
+// transports are the columns of the table: the four dialects over HTTP
+// and the Responses WebSocket frame.
+var transports = append(append([]string(nil), Dialects...), transportWS)
+
+const transportWS = "openai-responses-ws"
+
 var slotNames = [numSlots]string{"file", "write-args", "user", "system", "diff", "shell"}
 
 var escapeNames = [numEscapeModes]string{"js", "python", "go", "php"}
 
 // measure runs sc over the positive corpus (perRule secrets of every rule
 // from seed, in groups of groupSize, in every dialect and the WebSocket
-// frame) and over negMB MiB of negative bodies per dialect.
+// frame, each body in each of the four encoders' styles) and over negMB MiB of negative bodies per dialect.
 func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB int) *corpusRun {
 	t.Helper()
 	run := &corpusRun{stats: map[string]*ruleStat{}, unknownRules: map[string]int{}, misses: map[string]*miss{}}
 	for _, r := range Rules {
-		run.stats[r] = &ruleStat{}
+		run.stats[r] = &ruleStat{byTransport: map[string][2]int{}}
 	}
 	count := func(matches []string, pos bool) {
 		for _, m := range matches {
@@ -71,48 +78,53 @@ func measure(t *testing.T, sc scanner, seed uint64, perRule, groupSize, negMB in
 			group = append(group, secrets[i])
 		}
 		bodySeed := seed*1000 + uint64(g)
-		transports := append(append([]string(nil), Dialects...), "openai-responses-ws")
 		for _, tr := range transports {
-			var body []byte
-			if tr == "openai-responses-ws" {
-				body = TrafficWS(bodySeed, group)
-			} else {
-				body = Traffic(tr, bodySeed, group)
-			}
-			run.posBytes += len(body)
-			run.positiveFiles++
-			out, matches, err := sc.redact(body)
-			if err != nil {
-				t.Fatalf("%s body %d: %v", tr, g, err)
-			}
-			count(matches, true)
-			if out == nil {
-				out = body
-			}
-			enc := escapeNames[bodySeed%uint64(numEscapeModes)]
-			leaked, err := Leaks(out, group)
-			broken := err != nil
-			if broken {
-				// A broken body counts as a miss of every secret in it.
-				run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, enc, err))
-				leaked = group
-			}
-			for i, s := range group {
-				st := run.stats[s.Rule]
-				st.secrets++
-				if !containsSecret(leaked, s) {
-					st.caught++
-					continue
+			for m := range numEscapeModes {
+				d := tr
+				if tr == transportWS {
+					d = "ws"
 				}
-				slot := (i + int(bodySeed%numSlots)) % numSlots
-				if slot == slotDiff && multiLine(s) {
-					slot = slotFile
+				body := traffic(d, bodySeed, group, m)
+				run.posBytes += len(body)
+				run.positiveFiles++
+				out, matches, err := sc.redact(body)
+				if err != nil {
+					t.Fatalf("%s body %d: %v", tr, g, err)
 				}
-				place := slotNames[slot]
+				count(matches, true)
+				if out == nil {
+					out = body
+				}
+				enc := escapeNames[m]
+				leaked, err := Leaks(out, group)
+				broken := err != nil
 				if broken {
-					place += " of a body the rewrite broke"
+					// A broken body counts as a miss of every secret in it.
+					run.broken = append(run.broken, fmt.Sprintf("%s body %d (%s encoding): %v", tr, g, enc, err))
+					leaked = group
 				}
-				run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, place), tr, s)
+				for i, s := range group {
+					st := run.stats[s.Rule]
+					st.secrets++
+					bt := st.byTransport[tr]
+					bt[0]++
+					if !containsSecret(leaked, s) {
+						st.caught++
+						bt[1]++
+						st.byTransport[tr] = bt
+						continue
+					}
+					st.byTransport[tr] = bt
+					slot := (i + int(bodySeed%numSlots)) % numSlots
+					if slot == slotDiff && multiLine(s) {
+						slot = slotFile
+					}
+					place := slotNames[slot]
+					if broken {
+						place += " of a body the rewrite broke"
+					}
+					run.addMiss(fmt.Sprintf("%s/%s, %s encoding, in %s", s.Rule, s.Variant, enc, place), tr, s)
+				}
 			}
 		}
 	}
@@ -192,16 +204,30 @@ func (r *corpusRun) fpPerMB(fp int) float64 { return float64(fp) / (float64(r.ne
 // table writes the per-detector table in Markdown.
 func (r *corpusRun) table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| detector | secrets | caught | recall | matches in positives | false positives | FP per MB |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| detector | secrets | recall | %s | false positives | FP per MB |\n|---|--:|--:|%s--:|--:|\n",
+		strings.Join(transports, " | "), strings.Repeat("--:|", len(transports)))
 	totalS, totalC, totalFP := 0, 0, 0
 	for _, rule := range Rules {
 		st := r.stats[rule]
 		totalS, totalC, totalFP = totalS+st.secrets, totalC+st.caught, totalFP+st.fp
-		fmt.Fprintf(&b, "| %s | %d | %d | %.1f%% | %d | %d | %.2f |\n", rule, st.secrets, st.caught, pct(st.caught, st.secrets), st.matches, st.fp, r.fpPerMB(st.fp))
+		fmt.Fprintf(&b, "| %s | %d | %s |", rule, st.secrets, pctText(st.caught, st.secrets))
+		for _, tr := range transports {
+			bt := st.byTransport[tr]
+			fmt.Fprintf(&b, " %s |", pctText(bt[1], bt[0]))
+		}
+		fmt.Fprintf(&b, " %d | %.2f |\n", st.fp, r.fpPerMB(st.fp))
 	}
-	fmt.Fprintf(&b, "| **all** | %d | %d | %.1f%% | | %d | %.2f |\n", totalS, totalC, pct(totalC, totalS), totalFP, r.fpPerMB(totalFP))
+	fmt.Fprintf(&b, "| **all** | %d | %s |%s %d | %.2f |\n", totalS, pctText(totalC, totalS), strings.Repeat(" |", len(transports)), totalFP, r.fpPerMB(totalFP))
 	fmt.Fprintf(&b, "\nPositive corpus: %d bodies, %.1f MB; negative corpus: %d bodies, %.1f MB.\n", r.positiveFiles, float64(r.posBytes)/1e6, len(Dialects), float64(r.negBytes)/1e6)
 	return b.String()
+}
+
+// pctText writes a/b as a percentage with one decimal, "100%" when whole.
+func pctText(a, b int) string {
+	if a == b && b > 0 {
+		return "100%"
+	}
+	return fmt.Sprintf("%.1f%%", pct(a, b))
 }
 
 func pct(a, b int) float64 {

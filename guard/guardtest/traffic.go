@@ -24,8 +24,16 @@ import (
 // openai-responses (so a secret there is escaped twice) and an object in
 // anthropic and gemini. The same arguments give the same body.
 func Traffic(dialect string, seed uint64, secrets []Secret) []byte {
+	return traffic(dialect, seed, secrets, escapeMode(seed%uint64(numEscapeModes)))
+}
+
+// traffic is Traffic in a given encoder's style; dialect "ws" is TrafficWS.
+func traffic(dialect string, seed uint64, secrets []Secret, m escapeMode) []byte {
 	c := buildConvo(seed, secrets)
-	return encodeJSON(nil, c.body(dialect, false), escapeMode(seed%uint64(numEscapeModes)))
+	if dialect == "ws" {
+		return encodeJSON(nil, c.body(DialectResponses, true), m)
+	}
+	return encodeJSON(nil, c.body(dialect, false), m)
 }
 
 // TrafficWS is Traffic for the Responses API over WebSocket: the
@@ -33,8 +41,7 @@ func Traffic(dialect string, seed uint64, secrets []Secret) []byte {
 // body (a "type" member first, no instructions, client_metadata with
 // string values; see docs/WEBSOCKET.md).
 func TrafficWS(seed uint64, secrets []Secret) []byte {
-	c := buildConvo(seed, secrets)
-	return encodeJSON(nil, c.body(DialectResponses, true), escapeMode(seed%uint64(numEscapeModes)))
+	return traffic("ws", seed, secrets, escapeMode(seed%uint64(numEscapeModes)))
 }
 
 // convo is a conversation before it is written in a dialect.
