@@ -73,9 +73,13 @@ func (c *convo) anthropic() obj {
 			obj{{"type", "text"}, {"text", s.say}},
 			obj{{"type", "tool_use"}, {"id", id}, {"name", toolName(DialectAnthropic, s.tool)}, {"input", s.args}},
 		}}})
-		var content any = s.result
+		result := s.result
+		if s.numbered {
+			result = numberLines(result)
+		}
+		var content any = result
 		if i%2 == 1 {
-			content = []any{obj{{"type", "text"}, {"text", s.result}}}
+			content = []any{obj{{"type", "text"}, {"text", result}}}
 		}
 		blocks := []any{obj{{"type", "tool_result"}, {"tool_use_id", id}, {"content", content}}}
 		if s.userText != "" {
