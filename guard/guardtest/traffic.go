@@ -17,7 +17,9 @@ import (
 // Multi-line secrets (private keys, key files) go into files, tool
 // arguments, user text and the system prompt, not diffs. In the anthropic
 // dialect every other file read is numbered as Claude Code's Read tool
-// returns it ("     1→line").
+// returns it ("     1→line"); in openai-responses every other shell
+// result is wrapped in JSON ({"output": ..., "metadata": ...}) as Codex's
+// shell tool wraps it, so a secret there is escaped twice.
 //
 // The body is valid JSON, encoded as one of four SDK encoders does, chosen
 // by seed: only what JSON requires (JavaScript), non-ASCII as \uXXXX
