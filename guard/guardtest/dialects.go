@@ -73,9 +73,13 @@ func (c *convo) anthropic() obj {
 			obj{{"type", "text"}, {"text", s.say}},
 			obj{{"type", "tool_use"}, {"id", id}, {"name", toolName(DialectAnthropic, s.tool)}, {"input", s.args}},
 		}}})
-		var content any = s.result
+		result := s.result
+		if s.numbered {
+			result = numberLines(result)
+		}
+		var content any = result
 		if i%2 == 1 {
-			content = []any{obj{{"type", "text"}, {"text", s.result}}}
+			content = []any{obj{{"type", "text"}, {"text", result}}}
 		}
 		blocks := []any{obj{{"type", "tool_result"}, {"tool_use_id", id}, {"content", content}}}
 		if s.userText != "" {
@@ -124,12 +128,17 @@ func (c *convo) responses(ws bool) obj {
 		obj{{"type", "message"}, {"role", "developer"}, {"content", []any{obj{{"type", "input_text"}, {"text", c.system}}}}},
 		obj{{"type", "message"}, {"role", "user"}, {"content", []any{obj{{"type", "input_text"}, {"text", c.task}}}}},
 	}
-	for _, s := range c.steps {
+	for i, s := range c.steps {
 		id := callID(c.r, "call_")
+		output := s.result
+		if s.tool == "shell" && i%2 == 0 {
+			// Codex's shell tool wraps its output in JSON.
+			output = string(encodeJSON(nil, obj{{"output", s.result}, {"metadata", obj{{"exit_code", 0}, {"duration_seconds", rawJSON("0.3")}}}}, escapePlain))
+		}
 		input = append(input,
 			obj{{"type", "message"}, {"role", "assistant"}, {"content", []any{obj{{"type", "output_text"}, {"text", s.say}}}}},
 			obj{{"type", "function_call"}, {"call_id", id}, {"name", toolName(DialectResponses, s.tool)}, {"arguments", argsString(s.args)}},
-			obj{{"type", "function_call_output"}, {"call_id", id}, {"output", s.result}})
+			obj{{"type", "function_call_output"}, {"call_id", id}, {"output", output}})
 		if s.userText != "" {
 			input = append(input, obj{{"type", "message"}, {"role", "user"}, {"content", []any{obj{{"type", "input_text"}, {"text", s.userText}}}}})
 		}

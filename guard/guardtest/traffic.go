@@ -1,6 +1,7 @@
 package guardtest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 )
@@ -14,7 +15,11 @@ import (
 // file a tool read, the arguments of a tool call that writes a file, the
 // user's text, the system prompt, a diff, a shell log or a shell command.
 // Multi-line secrets (private keys, key files) go into files, tool
-// arguments, user text and the system prompt, not diffs.
+// arguments, user text and the system prompt, not diffs. In the anthropic
+// dialect every other file read is numbered as Claude Code's Read tool
+// returns it ("     1→line"); in openai-responses every other shell
+// result is wrapped in JSON ({"output": ..., "metadata": ...}) as Codex's
+// shell tool wraps it, so a secret there is escaped twice.
 //
 // The body is valid JSON, encoded as one of four SDK encoders does, chosen
 // by seed: only what JSON requires (JavaScript), non-ASCII as \uXXXX
@@ -60,6 +65,9 @@ type step struct {
 	args     obj
 	result   string
 	userText string
+	// numbered: Claude Code's Read tool shows the file with line numbers
+	// (cat -n style, "     1→text"); the anthropic body writes it so.
+	numbered bool
 }
 
 // Slots of a secret, taken in turn.
@@ -100,7 +108,7 @@ func (c *convo) addSecret(s Secret, slot, i int) {
 	switch slot {
 	case slotFile:
 		path, doc := c.fileWith(s)
-		c.steps = append(c.steps, step{say: "Let me read " + path + " first.", tool: "read", args: obj{{"file_path", path}}, result: doc})
+		c.steps = append(c.steps, step{say: "Let me read " + path + " first.", tool: "read", args: obj{{"file_path", path}}, result: doc, numbered: i%2 == 0})
 	case slotWrite:
 		path, doc := c.fileWith(s)
 		c.steps = append(c.steps, step{say: "I’ll write the corrected " + path + ".", tool: "write", args: obj{{"file_path", path}, {"content", doc}},
@@ -144,6 +152,16 @@ func (c *convo) fileWith(s Secret) (string, string) {
 		return "config.yaml", "service:\n  name: billing\n  port: 8080\n# credentials\n" + s.Text() + "\nretries: 3\n"
 	}
 	return "src/settings.py", pythonSource(r) + "\n# TODO(ops): move to the vault\nLEGACY = '''\n" + s.Text() + "\n'''\n"
+}
+
+// numberLines writes text as Claude Code's Read tool returns a file:
+// each line after its number, right-aligned in six columns, and an arrow.
+func numberLines(text string) string {
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintf(&b, "%6d→%s", i+1, l)
+	}
+	return b.String()
 }
 
 // fillerStep is a tool call whose result holds no secret.
