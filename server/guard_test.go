@@ -3,7 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"regexp"
 	"strings"
 	"sync"
@@ -283,5 +286,215 @@ func TestGuardVisible(t *testing.T) {
 	m := scrape(t, base+"/metrics", "good-key")
 	if n := m[`slipstream_guardrail_matches_total{rule="aws_access_key_id",action="redact"}`]; n != 2 {
 		t.Fatalf("%v matches counted: %v", n, m)
+	}
+}
+
+// restoreConfig redacts AWS key ids with restore, and every other default
+// rule without.
+const restoreConfig = `
+keys:
+  - {name: dev, key: good-key}
+  - {name: other, key: other-key}
+providers:
+  - {name: anth, kind: anthropic, base_url: "${UP}", keys: [k], models: ["claude-*"]}
+  - {name: chat, kind: openai, api: chat, base_url: "${UP}/v1", keys: [k], models: ["gpt-*"]}
+guardrails:
+  rules:
+    aws_access_key_id: {action: redact, restore: true}
+timeouts:
+  keepalive: 0s
+`
+
+// anthropicTextStream is a Messages stream whose text is pieces, one
+// delta each.
+func anthropicTextStream(pieces ...string) string {
+	var b strings.Builder
+	ev := func(name, data string) { b.WriteString("event: " + name + "\ndata: " + data + "\n\n") }
+	ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`)
+	ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	for _, p := range pieces {
+		q, _ := json.Marshal(p)
+		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+string(q)+`}}`)
+	}
+	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`)
+	ev("message_stop", `{"type":"message_stop"}`)
+	return b.String()
+}
+
+// clientText is the text a Messages client assembles from a stream.
+func clientText(t *testing.T, stream []byte) string {
+	t.Helper()
+	var text strings.Builder
+	for _, line := range strings.Split(string(stream), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type  string `json:"type"`
+			Delta struct {
+				Type, Text, PartialJSON string
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("an event that is not JSON: %s", data)
+		}
+		if ev.Type == "content_block_delta" {
+			text.WriteString(ev.Delta.Text)
+		}
+	}
+	return text.String()
+}
+
+// TestGuardRestoresStream: a placeholder the provider streams back, cut
+// between two deltas at every offset, reaches the client as the original
+// value, for the key whose request carried it; another key's client sees
+// the placeholder.
+func TestGuardRestoresStream(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var ph string
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(r.Body)
+		mu.Lock()
+		if m := placeholderRE.Find(b.Bytes()); m != nil {
+			ph = string(m)
+		}
+		p := ph
+		mu.Unlock()
+		cut := 0
+		_, _ = fmt.Sscan(r.Header.Get("X-Cut"), &cut)
+		text := "key: " + p + " done"
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, anthropicTextStream(text[:cut], text[cut:]))
+	}))
+	base, _ := startServer(t, restoreConfig, up.URL)
+	key := secretOf(t, "aws_access_key_id")
+	body := strings.Replace(toolResultBody("claude-sonnet-4-5", "id="+key), `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1)
+	status, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", "0")
+	if status != 200 || ph == "" {
+		t.Fatalf("status %d, placeholder %q: %s", status, ph, out)
+	}
+	want := "key: " + key + " done"
+	for cut := 0; cut <= len("key: "+ph+" done"); cut++ {
+		_, _, out = post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", strconv.Itoa(cut))
+		if got := clientText(t, out); got != want {
+			t.Fatalf("cut at %d: the client got %q, want %q\n%s", cut, got, want, out)
+		}
+	}
+	other := strings.Replace(body, "id="+key, "nothing secret", 1)
+	_, _, out = post(t, base+"/v1/messages", other, "x-api-key", "other-key", "X-Cut", "9")
+	if got := clientText(t, out); got != "key: "+ph+" done" {
+		t.Fatalf("another key's client got %q, want the placeholder", got)
+	}
+}
+
+// TestGuardRedactsAnswer: a secret the model writes in its answer reaches
+// the client as a placeholder, streamed (cut anywhere) or whole.
+func TestGuardRedactsAnswer(t *testing.T) {
+	t.Parallel()
+	tok := secretOf(t, "github_token")
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(r.Body)
+		text := "use " + tok + " now"
+		if !bytes.Contains(b.Bytes(), []byte(`"stream":true`)) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, strings.Replace(anthropicReply, "Done: the handler now returns JSON.", text, 1))
+			return
+		}
+		cut := 0
+		_, _ = fmt.Sscan(r.Header.Get("X-Cut"), &cut)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, anthropicTextStream(text[:cut], text[cut:]))
+	}))
+	base, _ := startServer(t, restoreConfig, up.URL)
+	plain := toolResultBody("claude-sonnet-4-5", "nothing here")
+	_, _, out := post(t, base+"/v1/messages", plain, "x-api-key", "good-key")
+	if bytes.Contains(out, []byte(tok)) || !placeholderRE.Match(out) || !json.Valid(out) {
+		t.Fatalf("whole answer: %s", out)
+	}
+	stream := strings.Replace(plain, `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1)
+	for cut := 0; cut <= len("use "+tok+" now"); cut += 3 {
+		_, _, out = post(t, base+"/v1/messages", stream, "x-api-key", "good-key", "X-Cut", strconv.Itoa(cut))
+		got := clientText(t, out)
+		if strings.Contains(got, tok) || !placeholderRE.MatchString(got) || !strings.HasPrefix(got, "use [REDACTED:github_token:") || !strings.HasSuffix(got, "] now") {
+			t.Fatalf("cut at %d: %q", cut, got)
+		}
+	}
+}
+
+// chatToolStream is a Chat Completions stream of one Write tool call
+// whose arguments arrive in pieces.
+func chatToolStream(pieces ...string) string {
+	var b strings.Builder
+	chunk := func(delta, finish string) {
+		b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + `}]}` + "\n\n")
+	}
+	chunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"Write","arguments":""}}]}`, "null")
+	for _, p := range pieces {
+		q, _ := json.Marshal(p)
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":`+string(q)+`}}]}`, "null")
+	}
+	chunk(`{}`, `"tool_calls"`)
+	b.WriteString("data: [DONE]\n\n")
+	return b.String()
+}
+
+// TestGuardRestoresToolArguments: a placeholder inside a translated
+// tool call's arguments (JSON inside a JSON string) is restored escaped
+// twice, so that the client's arguments parse to the original value, a
+// private key with its line breaks, wherever the deltas are cut.
+func TestGuardRestoresToolArguments(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var ph string
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(r.Body)
+		mu.Lock()
+		if m := placeholderRE.Find(b.Bytes()); m != nil {
+			ph = string(m)
+		}
+		p := ph
+		mu.Unlock()
+		cut := 0
+		_, _ = fmt.Sscan(r.Header.Get("X-Cut"), &cut)
+		args, _ := json.Marshal(map[string]string{"file_path": "key.pem", "content": p})
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, chatToolStream(string(args[:cut]), string(args[cut:])))
+	}))
+	cfg := strings.Replace(restoreConfig, "    aws_access_key_id: {action: redact, restore: true}", "    aws_access_key_id: {action: redact, restore: true}\n    private_key: {action: redact, restore: true}", 1)
+	base, _ := startServer(t, cfg, up.URL)
+	pem := secretOf(t, "private_key")
+	body := strings.Replace(toolResultBody("gpt-4.1", pem), `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1)
+	post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", "0")
+	if ph == "" {
+		t.Fatal("the provider got no placeholder")
+	}
+	n := len(`{"content":"`+ph+`","file_path":"key.pem"}`)
+	for cut := 0; cut <= n; cut++ {
+		_, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", strconv.Itoa(cut))
+		var args strings.Builder
+		for _, line := range strings.Split(string(out), "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			var ev struct {
+				Delta struct {
+					PartialJSON string `json:"partial_json"`
+				} `json:"delta"`
+			}
+			_ = json.Unmarshal([]byte(data), &ev)
+			args.WriteString(ev.Delta.PartialJSON)
+		}
+		var in struct{ Content string }
+		// The rule matched the key block, not the line break after it.
+		if err := json.Unmarshal([]byte(args.String()), &in); err != nil || in.Content != strings.TrimSuffix(pem, "\n") {
+			t.Fatalf("cut at %d: content %d bytes, want %d (%v); tail %q want %q", cut, len(in.Content), len(pem), err, in.Content[max(0, len(in.Content)-40):], pem[len(pem)-40:])
+		}
 	}
 }

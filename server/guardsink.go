@@ -7,6 +7,7 @@ import (
 	"slipstream/codec/sse"
 	"slipstream/codec/translate"
 	"slipstream/guard"
+	"slipstream/pool"
 )
 
 // guardSink is the relay's guardrail step over response content, a sink
@@ -328,4 +329,25 @@ func eventParts(ev []byte) (name, data []byte) {
 		}
 	}
 	return name, data
+}
+
+// guardWhole is the relay's guardrail step over a whole JSON answer b (a
+// body that is not a stream): b itself when nothing in it changes, else a
+// new buffer with its secrets redacted and this key's placeholders
+// restored; the buffer not returned goes back to the pool.
+func (x *exchange) guardWhole(b *pool.Buffer) *pool.Buffer {
+	set := x.guard.set
+	if set == nil {
+		return b
+	}
+	g := &x.gsink
+	g.x, g.set = x, set
+	out := pool.Get(len(b.B) + 256)
+	out.B = g.appendGuarded(out.B[:0], b.B)
+	if bytes.Equal(out.B, b.B) {
+		pool.Put(out)
+		return b
+	}
+	pool.Put(b)
+	return out
 }

@@ -54,6 +54,9 @@ func (x *exchange) bufferRelayBody() bool {
 		x.respondNotJSON(x.upResp.StatusCode())
 		return false
 	}
+	if x.upResp.StatusCode() < 300 {
+		b = x.guardWhole(b)
+	}
 	x.relayBody, x.relayOff = b, 0
 	x.hold(len(b.B))
 	return true

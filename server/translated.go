@@ -91,6 +91,7 @@ func (x *exchange) respondTranslatedBody() bool {
 		setSSEHeaders(ctx)
 	} else {
 		ctx.SetContentType("application/json")
+		out = x.guardWhole(out)
 	}
 	x.relayBody, x.relayOff = out, 0
 	x.hold(len(body) + len(out.B)) // the upstream body stays in x.upRead until release
