@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -474,7 +474,7 @@ func TestGuardRestoresToolArguments(t *testing.T) {
 	if ph == "" {
 		t.Fatal("the provider got no placeholder")
 	}
-	n := len(`{"content":"`+ph+`","file_path":"key.pem"}`)
+	n := len(`{"content":"` + ph + `","file_path":"key.pem"}`)
 	for cut := 0; cut <= n; cut++ {
 		_, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", strconv.Itoa(cut))
 		var args strings.Builder
