@@ -23,8 +23,15 @@ func claudeBin(t *testing.T) string {
 // HOME, in dir.
 func runClaude(t *testing.T, p *proxy, model, dir, prompt string) cliResult {
 	t.Helper()
+	return runClaudeWith(t, p, model, dir, prompt)
+}
+
+// runClaudeWith is runClaude with more command-line arguments.
+func runClaudeWith(t *testing.T, p *proxy, model, dir, prompt string, args ...string) cliResult {
+	t.Helper()
 	home := t.TempDir()
-	return runCLI(t, claudeBin(t), []string{"-p", prompt, "--output-format", "json", "--model", model}, dir, []string{
+	args = append([]string{"-p", prompt, "--output-format", "json", "--model", model}, args...)
+	return runCLI(t, claudeBin(t), args, dir, []string{
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"ANTHROPIC_BASE_URL=" + p.URL,
