@@ -42,9 +42,16 @@ func TestSameDialectHeapBudget(t *testing.T) {
 }
 
 // TestStreamedEventAllocs: once a stream runs, relaying one more event
-// allocates nothing. Two streams that differ only in length must cost the
-// same number of allocations.
+// allocates nothing, with guardrails off and on (their relay step scans
+// and restores every delta). Two streams that differ only in length must
+// cost the same number of allocations.
 func TestStreamedEventAllocs(t *testing.T) {
+	for _, extra := range []string{"", "guardrails: {rules: {aws_access_key_id: {action: redact, restore: true}}}\n"} {
+		streamedEventAllocs(t, extra)
+	}
+}
+
+func streamedEventAllocs(t *testing.T, extra string) {
 	streamOf := func(n int) []byte {
 		var b bytes.Buffer
 		b.WriteString("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n")
@@ -56,7 +63,7 @@ func TestStreamedEventAllocs(t *testing.T) {
 	}
 	mallocs := func(events int) uint64 {
 		up := rawUpstream(t, httpReply("text/event-stream", string(streamOf(events))))
-		yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+		yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n" + extra
 		base, _ := startServer(t, yml, up)
 		rc := dialRaw(t, base)
 		req := rawRequest("/v1/chat/completions", chatBody(2000, true))
@@ -79,7 +86,7 @@ func TestStreamedEventAllocs(t *testing.T) {
 	}
 	short, long := mallocs(200), mallocs(2200)
 	perEvent := float64(int64(long)-int64(short)) / 2000
-	t.Logf("allocations per stream: %d (200 events), %d (2200 events): %.3f per event", short, long, perEvent)
+	t.Logf("%sallocations per stream: %d (200 events), %d (2200 events): %.3f per event", extra, short, long, perEvent)
 	if perEvent > 0.01 {
 		t.Fatalf("%.3f allocations per streamed event, want 0", perEvent)
 	}

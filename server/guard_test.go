@@ -7,11 +7,13 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"slipstream/guard"
 	"slipstream/guard/guardtest"
 	"slipstream/internal/testkit"
 )
@@ -497,4 +499,86 @@ func TestGuardRestoresToolArguments(t *testing.T) {
 			t.Fatalf("cut at %d: content %d bytes, want %d (%v); tail %q want %q", cut, len(in.Content), len(pem), err, in.Content[max(0, len(in.Content)-40):], pem[len(pem)-40:])
 		}
 	}
+}
+
+// TestGuardCorpusEveryDialect: agent traffic of all four dialects (tool
+// results holding files, diffs and logs, encoded as the SDKs encode),
+// holding generated secrets of every rule on by default, reaches a
+// provider of its dialect, over HTTP and, for Responses, over the
+// WebSocket, without one of them.
+func TestGuardCorpusEveryDialect(t *testing.T) {
+	t.Parallel()
+	def, err := guard.Compile(guard.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secrets []guardtest.Secret
+	for _, s := range guardtest.Secrets(3, 2) {
+		if slices.Contains(def.Rules(), s.Rule) {
+			secrets = append(secrets, s)
+		}
+	}
+	rec := &recorder{}
+	up := newUpstream(t, rec)
+	cfg := `
+providers:
+  - {name: anth, kind: anthropic, base_url: "${UP}", keys: [k], models: ["claude-*"]}
+  - {name: chat, kind: openai, api: chat, base_url: "${UP}/v1", keys: [k], models: ["gpt-4*"]}
+  - {name: resp, kind: openai, api: responses, base_url: "${UP}/v1", keys: [k], models: ["gpt-5*"]}
+  - {name: gem, kind: gemini, base_url: "${UP}", keys: [k], models: ["gemini-*"]}
+guardrails: {enabled: true}
+timeouts: {keepalive: 0s}
+`
+	base, _ := startServer(t, cfg, up.URL)
+	leaks := func(what string, got []byte) {
+		t.Helper()
+		if got == nil {
+			t.Fatalf("%s: nothing reached the provider", what)
+		}
+		for _, s := range secrets {
+			if bytes.Contains(got, []byte(s.Value)) {
+				t.Errorf("%s: %s (%s) reached the provider", what, s.Rule, s.Variant)
+			}
+		}
+	}
+	for _, c := range []struct{ dialect, path, model, reply string }{
+		{guardtest.DialectAnthropic, "/v1/messages", "", anthropicReply},
+		{guardtest.DialectChat, "/v1/chat/completions", "", chatReply},
+		{guardtest.DialectResponses, "/v1/responses", "gpt-5.5", responsesReply},
+		{guardtest.DialectGemini, "/v1beta/models/gemini-2.5-pro:generateContent", "", geminiReply},
+	} {
+		rec.mu.Lock()
+		rec.reply = c.reply
+		rec.mu.Unlock()
+		body := guardtest.Traffic(c.dialect, 5, secrets)
+		if c.model != "" {
+			body = setModel(t, body, c.model)
+		}
+		status, _, out := post(t, base+c.path, string(body))
+		if status != 200 {
+			t.Fatalf("%s: status %d: %s", c.dialect, status, clipT(out))
+		}
+		got, _, _ := rec.last()
+		leaks(c.dialect, got)
+	}
+	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_ws", "ok")} }}
+	wsBase, _ := wsServer(t, u, "guardrails: {enabled: true}\n")
+	c, _ := wsDial(t, wsBase, "/v1/responses")
+	wsSend(t, c, string(guardtest.TrafficWS(5, secrets)))
+	wsResponse(t, c)
+	m, _ := u.request(t, 0)
+	b, _ := json.Marshal(m)
+	leaks("websocket", b)
+}
+
+// setModel replaces the model of a JSON body.
+func setModel(t *testing.T, body []byte, model string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["model"] = model
+	b, _ := json.Marshal(m)
+	return b
 }
