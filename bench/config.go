@@ -25,6 +25,8 @@ type ConfigLimits struct {
 	// NoLedger turns the usage ledger off (usage: {enabled: false}); by
 	// default it is on, as in slipstream's own default.
 	NoLedger bool
+	// Guardrails turns guardrails on with their default rules.
+	Guardrails bool
 }
 
 // AppendConfig appends a slipstream config (README, Configuration) listening on
@@ -71,6 +73,9 @@ func WriteConfig(dir, listen, stubURL string, lim ConfigLimits) (string, error) 
 	cfg := AppendConfig(nil, listen, stubURL, lim)
 	if lim.NoLedger {
 		cfg = append(cfg, "usage: {enabled: false}\n"...)
+	}
+	if lim.Guardrails {
+		cfg = append(cfg, "guardrails: {enabled: true}\n"...)
 	}
 	if err := os.WriteFile(path, cfg, 0o600); err != nil {
 		return "", fmt.Errorf("cannot write config: %w", err)

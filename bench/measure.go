@@ -46,7 +46,8 @@ func (e *Env) logf(format string, args ...any) {
 func (e *Env) targets(want ...string) []string {
 	var out []string
 	for _, t := range want {
-		if (len(e.Opts.Targets) == 0 || contains(e.Opts.Targets, t)) && (t != "slipstream" || e.Slipstream != "") {
+		slip := t == "slipstream" || t == "guarded" // need the binary
+		if (len(e.Opts.Targets) == 0 || contains(e.Opts.Targets, t) || (t == "guarded" && contains(e.Opts.Targets, "slipstream"))) && (!slip || e.Slipstream != "") {
 			out = append(out, t)
 		}
 	}
@@ -70,6 +71,9 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 	case "revproxy":
 		return StartReverseProxy(e.SelfExe, e.Stub.URL(), e.Opts.Pin)
 	case "slipstream":
+		return e.startSlipstream(e.Stub.URL(), lim, env...)
+	case "guarded":
+		lim.Guardrails = true
 		return e.startSlipstream(e.Stub.URL(), lim, env...)
 	}
 	return nil, fmt.Errorf("cannot start target %q: unknown", target)

@@ -24,6 +24,7 @@ var Workloads = []Workload{
 	{"startup", runStartup},
 	{"ws", runWS},
 	{"live", runLive},
+	{"guard", runGuard},
 }
 
 // Sizes of the generated bodies.

@@ -67,7 +67,7 @@ type flags struct {
 func parseFlags() *flags {
 	f := &flags{}
 	flag.StringVar(&f.out, "out", "bench/out", "directory for report.md and report.json")
-	flag.StringVar(&f.workloads, "workload", "all", "comma-separated workloads: small,stream,large,translate,soak,fieldmix,startup,ws,live")
+	flag.StringVar(&f.workloads, "workload", "all", "comma-separated workloads: small,stream,large,translate,soak,fieldmix,startup,ws,live,guard")
 	flag.StringVar(&f.targets, "targets", "direct,revproxy,slipstream", "comma-separated targets")
 	flag.StringVar(&f.slipstream, "slipstream", "", "prebuilt slipstream binary (default: go build ./cmd/slipstream)")
 	flag.DurationVar(&f.duration, "duration", 0, "measured time per run (fieldmix: total time, at least 3 blocks; soak: load time); 0 = workload defaults")
