@@ -87,7 +87,7 @@ func (r ledgerReader) Requests(ctx context.Context, limit int) ([]admin.RequestR
 			Status: e.Status, Cause: e.Cause, InputTokens: e.Input, OutputTokens: e.Output,
 			CacheReadTokens: e.CacheRead, CacheWriteTokens: e.CacheWrite, ReasoningTokens: e.Reasoning,
 			Estimated: e.Estimated, LatencyMS: ms(e.Latency), TTFTMS: ms(e.TTFT),
-			BytesIn: e.BytesIn, BytesOut: e.BytesOut}
+			BytesIn: e.BytesIn, BytesOut: e.BytesOut, Guardrails: e.Guardrails}
 		if e.Priced {
 			usd := float64(e.CostNanoUSD) / 1e9
 			rows[i].CostUSD = &usd

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -264,14 +265,16 @@ func TestGuardWebSocket(t *testing.T) {
 	}
 }
 
-// TestGuardVisible: the access log names the rules that matched (never
-// a value), and /metrics counts matches by rule and action.
+// TestGuardVisible: the access log and the usage ledger name the rules
+// that matched (never a value), and /metrics counts matches by rule and
+// action.
 func TestGuardVisible(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{reply: anthropicReply}
 	up := newUpstream(t, rec)
 	var logs testkit.Buffer
-	base := serveConfig(t, parseConfig(t, guardrailsConfig+"log: {access: true, format: json}\n", up.URL), &logs)
+	database := filepath.Join(t.TempDir(), "usage.db")
+	base, s := serveConfigServer(t, parseConfig(t, guardrailsConfig+"log: {access: true, format: json}\nusage: {database: \""+database+"\", batch_interval: 10ms}\n", up.URL), &logs)
 	key, mail := secretOf(t, "aws_access_key_id"), "dev.ops@example.org"
 	_, h, _ := post(t, base+"/v1/messages", toolResultBody("claude-sonnet-4-5", key+" "+key), "x-api-key", "good-key")
 	line := waitLogLine(t, &logs, h.Get(requestIDHeader))
@@ -288,6 +291,11 @@ func TestGuardVisible(t *testing.T) {
 	m := scrape(t, base+"/metrics", "good-key")
 	if n := m[`slipstream_guardrail_matches_total{rule="aws_access_key_id",action="redact"}`]; n != 2 {
 		t.Fatalf("%v matches counted: %v", n, m)
+	}
+	waitLedger(t, s.Ledger(), 2)
+	es, err := s.Ledger().DB().Latest(t.Context(), 2)
+	if err != nil || len(es) != 2 || es[0].Guardrails+es[1].Guardrails != "aws_access_key_id" {
+		t.Fatalf("ledger: %+v %v", es, err)
 	}
 }
 

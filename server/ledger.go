@@ -105,6 +105,7 @@ func (x *exchange) toLedger(r *metrics.Request, c price.Cost) {
 	e.Estimated = u.Estimated
 	e.Latency, e.TTFT = r.Latency, r.TTFT
 	e.BytesIn, e.BytesOut = r.BytesIn, r.BytesOut
+	e.Guardrails.Set(x.guard.rules)
 	if x.billable() { // else no cost: a token count, or refused before routing
 		e.CostNanoUSD, e.Priced, e.APIEquivalent = c.Nanos(), c.Priced(), c.Kind == price.APIEquivalent
 	}

@@ -222,4 +222,5 @@ type RequestRow struct {
 	TTFTMS           float64   `json:"ttft_ms"`
 	BytesIn          int64     `json:"bytes_in"`
 	BytesOut         int64     `json:"bytes_out"`
+	Guardrails       string    `json:"guardrails"` // rule names that matched, comma separated
 }

@@ -11,11 +11,11 @@ import (
 // of recordArgs.
 const columns = "ts, request_id, key_name, provider, credential, model, upstream_model, client_dialect, upstream_dialect, transport, " +
 	"status, cause, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated, " +
-	"cost_nano_usd, priced, api_equivalent, latency_us, ttft_us, bytes_in, bytes_out"
+	"cost_nano_usd, priced, api_equivalent, latency_us, ttft_us, bytes_in, bytes_out, guardrails"
 
-const numColumns = 25
+const numColumns = 26
 
-// maxChunkLog bounds one INSERT to 1<<maxChunkLog rows (3,200 bound
+// maxChunkLog bounds one INSERT to 1<<maxChunkLog rows (3,328 bound
 // parameters), under both databases' limits.
 const maxChunkLog = 7
 
@@ -100,7 +100,8 @@ func recordArgs(args []any, r *Record) []any {
 		r.Start, r.ID.String(), clean(r.Key), clean(r.Provider), clean(r.Credential),
 		clean(r.Model.String()), clean(r.UpstreamModel.String()), r.ClientDialect, r.UpstreamDialect, r.Transport.String(),
 		int64(r.Status), clean(r.Cause), r.Input, r.Output, r.CacheRead, r.CacheWrite, r.Reasoning, r.Estimated,
-		r.CostNanoUSD, r.Priced, r.APIEquivalent, r.Latency.Microseconds(), r.TTFT.Microseconds(), r.BytesIn, r.BytesOut)
+		r.CostNanoUSD, r.Priced, r.APIEquivalent, r.Latency.Microseconds(), r.TTFT.Microseconds(), r.BytesIn, r.BytesOut,
+		clean(r.Guardrails.String()))
 }
 
 // insertLite writes rs through lite, opening it on first use. A failed

@@ -42,9 +42,9 @@ type lite struct {
 const maxText = 512
 
 // arenaSize holds the longest row's strings, each byte stored as at most
-// three (an invalid byte becomes U+FFFD): the id, two model names and
-// seven other names, each cut to its maximum.
-const arenaSize = 3 * (MaxID + 2*MaxName + 7*maxText)
+// three (an invalid byte becomes U+FFFD): the id, two model names, the
+// guardrails' rule names and seven other names, each cut to its maximum.
+const arenaSize = 3 * (MaxID + 3*MaxName + 7*maxText)
 
 // openLite opens path (an existing file whose schema is in place) for
 // writing rows.
@@ -172,6 +172,7 @@ func (l *lite) row(r *Record) error {
 	b.int(r.TTFT.Microseconds())
 	b.int(r.BytesIn)
 	b.int(r.BytesOut)
+	b.text(r.Guardrails.b[:r.Guardrails.n], MaxName)
 	if b.rc != sqlite3.SQLITE_OK {
 		return l.err(b.rc)
 	}

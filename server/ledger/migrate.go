@@ -82,6 +82,11 @@ var migrations = []migration{{
 		)`,
 		`CREATE INDEX usage_records_ts ON usage_records (ts)`,
 	},
+}, {
+	// The guardrail rules that matched each request (names only).
+	version:  2,
+	sqlite:   []string{`ALTER TABLE usage_records ADD COLUMN guardrails TEXT NOT NULL DEFAULT ''`},
+	postgres: []string{`ALTER TABLE usage_records ADD COLUMN guardrails TEXT NOT NULL DEFAULT ''`},
 }}
 
 // SchemaVersion is the schema version this slipstream writes.

@@ -166,7 +166,7 @@ func (d *DB) entries(ctx context.Context, q string, args ...any) (_ []Entry, err
 		if err := rows.Scan(&ts, &e.ID, &e.Key, &e.Provider, &e.Credential, &e.Model, &e.UpstreamModel,
 			&e.ClientDialect, &e.UpstreamDialect, &e.Transport, &e.Status, &e.Cause,
 			&e.Input, &e.Output, &e.CacheRead, &e.CacheWrite, &e.Reasoning, &e.Estimated,
-			&e.CostNanoUSD, &e.Priced, &e.APIEquivalent, &lat, &ttft, &e.BytesIn, &e.BytesOut); err != nil {
+			&e.CostNanoUSD, &e.Priced, &e.APIEquivalent, &lat, &ttft, &e.BytesIn, &e.BytesOut, &e.Guardrails); err != nil {
 			return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
 		}
 		e.Time = time.UnixMicro(ts).UTC()

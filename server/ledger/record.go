@@ -116,6 +116,10 @@ type Record struct {
 	TTFT     time.Duration // arrival to the first streamed event; 0: not a stream
 	BytesIn  int64         // request body bytes
 	BytesOut int64         // response bytes
+
+	// Guardrails names the guardrail rules that matched the request,
+	// comma separated (cut at MaxName bytes); never a matched value.
+	Guardrails Name
 }
 
 // Entry is one record as read back from the ledger.
@@ -145,4 +149,5 @@ type Entry struct {
 	TTFT            time.Duration `json:"ttft_ns"`
 	BytesIn         int64         `json:"bytes_in"`
 	BytesOut        int64         `json:"bytes_out"`
+	Guardrails      string        `json:"guardrails"`
 }

@@ -85,6 +85,7 @@ func TestPrune(t *testing.T)      { backends(t, testPrune) }
 func TestLedger(t *testing.T)     { backends(t, testLedger) }
 func TestReplicas(t *testing.T)   { backends(t, testReplicas) }
 func TestRetention(t *testing.T)  { backends(t, testRetention) }
+func TestUpgrade(t *testing.T)    { backends(t, testUpgrade) }
 
 // testRoundtrip: every field written comes back, hostile names stored as
 // valid text.
@@ -95,6 +96,7 @@ func testRoundtrip(t *testing.T, database string) {
 	long := strings.Repeat("é", 60) // 120 bytes: cut inside a character
 	rs[0].Model.Set([]byte(long))
 	rs[1].UpstreamModel.Set([]byte("bad\xff\x00name"))
+	rs[4].Guardrails.Set([]byte("aws_access_key_id,github_token"))
 	if err := d.Insert(ctx, rs); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func entryOf(r *Record) Entry {
 		UpstreamDialect: r.UpstreamDialect, Transport: r.Transport.String(), Status: int(r.Status), Cause: r.Cause,
 		Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, Reasoning: r.Reasoning,
 		Estimated: r.Estimated, CostNanoUSD: r.CostNanoUSD, Priced: r.Priced, APIEquivalent: r.APIEquivalent,
-		Latency: r.Latency, TTFT: r.TTFT, BytesIn: r.BytesIn, BytesOut: r.BytesOut,
+		Latency: r.Latency, TTFT: r.TTFT, BytesIn: r.BytesIn, BytesOut: r.BytesOut, Guardrails: r.Guardrails.String(),
 	}
 }
 
@@ -440,5 +442,59 @@ func TestLiteText(t *testing.T) {
 	}
 	if es, _ := d.Latest(ctx, 1); len(es) != 1 || es[0].Key != "\uFFFD" || es[0].Provider != "p" {
 		t.Fatalf("a long name stored as %q", es[0].Key)
+	}
+}
+
+// testUpgrade: a ledger written by a slipstream of schema version 1 is
+// brought to the current version on open; its rows stay, with no
+// guardrails.
+func testUpgrade(t *testing.T, database string) {
+	ctx := context.Background()
+	d, err := OpenLazy(database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_us BIGINT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.apply(ctx, tx, &migrations[0]); err != nil {
+		t.Fatal(err)
+	}
+	r := script()[0]
+	v1 := strings.TrimSuffix(columns, ", guardrails")
+	var q strings.Builder
+	q.WriteString("INSERT INTO usage_records (" + v1 + ") VALUES (")
+	for i := 1; i < numColumns; i++ {
+		if i > 1 {
+			q.WriteByte(',')
+		}
+		d.ph(&q, i)
+	}
+	q.WriteByte(')')
+	args := recordArgs(nil, &r)
+	if _, err := tx.ExecContext(ctx, q.String(), args[:numColumns-1]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	es, err := d.Latest(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].ID != r.ID.String() || es[0].Guardrails != "" {
+		t.Fatalf("after the upgrade: %+v", es)
+	}
+	r.Guardrails.Set([]byte("jwt"))
+	if err := d.Insert(ctx, []Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := d.Latest(ctx, 10); len(es) != 2 || es[0].Guardrails != "jwt" && es[1].Guardrails != "jwt" {
+		t.Fatalf("a record after the upgrade: %+v", es)
 	}
 }

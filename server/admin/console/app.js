@@ -227,7 +227,8 @@
       $("requests-table").tBodies[0].replaceChildren(...rq.map((r) => el("tr", {},
         el("td", { text: new Date(r.time).toLocaleString() }), el("td", { text: r.key }), el("td", { text: r.model }),
         el("td", { text: r.provider }), el("td", { text: String(r.status) + (r.cause ? " " + r.cause : "") }),
-        el("td", { text: fmtInt(r.input_tokens + r.output_tokens) }), el("td", { text: fmtUSD(r.cost_usd) }))));
+        el("td", { text: fmtInt(r.input_tokens + r.output_tokens) }), el("td", { text: fmtUSD(r.cost_usd) }),
+        el("td", { text: r.guardrails || "" }))));
     } catch (e) { /* the note above already says why */ }
   }
 
