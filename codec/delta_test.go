@@ -23,4 +23,6 @@ func TestAppendStrings(t *testing.T) {
 	f(`"top"`, "top/1")
 	f(`[]`)
 	f(`{"input":{"arguments":{"deep":"d"}}}`, "d/1")
+	f(`[DONE]`) // Chat's last data is not JSON
+	f(`{"a":[1,`)
 }

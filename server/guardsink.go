@@ -45,6 +45,7 @@ type guardSink struct {
 
 	buf  []byte // scratch: a delta's output
 	out  []byte // scratch: events built
+	data []byte // scratch: an event's data lines joined
 	strs []codec.Delta
 }
 
@@ -93,7 +94,7 @@ func (g *guardSink) Events(raw []byte) bool {
 		}
 		whole := raw[:len(raw)-len(rest)]
 		raw = rest
-		name, data := eventParts(ev)
+		name, data := sse.Fields(ev, &g.data)
 		if data == nil {
 			if !g.boundary() || !g.inner.Events(whole) {
 				return false
@@ -309,26 +310,6 @@ func appendEventStart(dst, name []byte) []byte {
 		dst = append(dst, '\n')
 	}
 	return append(dst, "data: "...)
-}
-
-// eventParts reads the name and data of one raw SSE event slipstream
-// built (one data line; a comment has neither).
-func eventParts(ev []byte) (name, data []byte) {
-	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		line = bytes.TrimRight(line, "\r")
-		if v, ok := bytes.CutPrefix(line, []byte("event:")); ok {
-			name = bytes.TrimSpace(v)
-		} else if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			data = bytes.TrimSpace(v)
-		}
-	}
-	return name, data
 }
 
 // guardWhole is the relay's guardrail step over a whole JSON answer b (a

@@ -1,8 +1,6 @@
 package ws
 
 import (
-	"bytes"
-
 	"slipstream/codec"
 	"slipstream/codec/sse"
 )
@@ -75,7 +73,7 @@ func (s *turnSink) Events(raw []byte) bool {
 			ev, rest = raw, nil
 		}
 		raw = rest
-		name, data := eventFields(ev, &s.c.data)
+		name, data := sse.Fields(ev, &s.c.data)
 		s.c.relayEvent(&s.r, name, data)
 	}
 	return s.ok()
@@ -113,42 +111,4 @@ func (s *turnSink) ok() bool {
 	default:
 		return true
 	}
-}
-
-// eventFields returns the name and data of ev, one raw SSE event (its
-// lines, without the blank line). Several data lines are joined with '\n'
-// in scratch; otherwise both are views into ev.
-func eventFields(ev []byte, scratch *[]byte) (name, data []byte) {
-	multi := false
-	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		k, v, _ := bytes.Cut(line, []byte(":"))
-		if len(v) > 0 && v[0] == ' ' {
-			v = v[1:]
-		}
-		switch string(k) {
-		case "event":
-			name = v
-		case "data":
-			switch {
-			case data == nil:
-				data = v
-			case !multi:
-				*scratch = append(append(append((*scratch)[:0], data...), '\n'), v...)
-				data, multi = *scratch, true
-			default:
-				*scratch = append(append(*scratch, '\n'), v...)
-				data = *scratch
-			}
-		}
-	}
-	return name, data
 }
