@@ -172,12 +172,15 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		// With StreamRequestBody, fasthttp reads min(this, 8 KiB) bytes
 		// of a body before the handler runs, and no more: a body over it
 		// still reaches the handler as a stream, which body.go reads
-		// against limits.max_body_bytes. readAhead raises it for a head
-		// that will be admitted; one byte for every other lets a refusal
-		// decided from the head go out without waiting for the body.
-		// (The field cannot be 0: that means 4 MiB.)
+		// against limits.max_body_bytes into its own buffer. One byte: a
+		// refusal decided from the head goes out without waiting for the
+		// body, and an admitted body is copied once, from the read buffer
+		// into its exact-size buffer. (A read-ahead of 8 KiB for heads
+		// that would be admitted copied those bytes twice, and kept
+		// fasthttp's buffer in its pool for every request arriving at
+		// once: 8-10 KB per live stream.) The field cannot be 0: that
+		// means 4 MiB.
 		MaxRequestBodySize: 1,
-		HeaderReceived:     sh.readAhead,
 		// A multipart body would be read whole, to memory and temporary
 		// files, before the handler runs; none is accepted anyway (415).
 		DisablePreParseMultipartForm: true,
