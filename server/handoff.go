@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"net"
@@ -122,16 +121,19 @@ func (x *exchange) http10(ctx *fasthttp.RequestCtx) bool {
 // serveHijacked writes the response of http10 on the client's connection.
 // It owns x, like writeStream or passBody.
 func (x *exchange) serveHijacked(c net.Conn) {
-	bw := bufio.NewWriter(c) // HTTP/1.0 is rare: no pool
-	if _, err := bw.Write(x.head); err != nil {
-		x.writeFailed()
-	}
+	bw := &x.bw
+	bw.Reset(c)
+	_, _ = bw.Write(x.head) // a batch: sent by the first flush
 	if x.streamKind != streamNone {
 		x.writeStream(bw)
 		return
 	}
 	defer x.pass.Close()
-	if _, err := io.Copy(bw, &x.pass); err != nil || bw.Flush() != nil {
+	if bw.Flush() != nil {
+		x.writeFailed()
+		return
+	}
+	if _, err := io.Copy(c, &x.pass); err != nil {
 		x.writeFailed()
 	}
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -11,8 +10,8 @@ import (
 	"slipstream/codec/translate"
 )
 
-// streamWriter is what fasthttp hands a body stream writer.
-type streamWriter = *bufio.Writer
+// streamWriter is what a stream relays into (batchwriter.go).
+type streamWriter = *batchWriter
 
 // callWithKeepalive runs the upstream call of a streamed request beside a
 // timer. If the upstream answers within one keep-alive interval (the

@@ -140,7 +140,8 @@ func TestStreamWriterPanicIsContained(t *testing.T) {
 	x.upResp.SetBodyStream(panicReader{}, -1)
 	x.streamKind = streamSame
 	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
+	w := &batchWriter{}
+	w.Reset(&out)
 	x.writeStream(w) // must not panic
 	w.Flush()
 	if !strings.Contains(out.String(), "event: error\n") || !strings.Contains(out.String(), `"type":"api_error"`) {

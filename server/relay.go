@@ -45,7 +45,8 @@ type relayPart struct {
 	ttft     time.Time // when the first event went to the client, or zero
 	bytesOut int64     // body bytes written to the client by streams
 
-	gsink guardSink // the guardrails' step over response content (guardsink.go)
+	gsink guardSink   // the guardrails' step over response content (guardsink.go)
+	bw    batchWriter // the writer an HTTP stream relays into (batchwriter.go)
 }
 
 // Reset gives the relay's buffers back and forgets the stream; the
@@ -69,4 +70,5 @@ func (r *relayPart) Reset() {
 	r.sameTail, r.ttft, r.bytesOut = nil, time.Time{}, 0
 	r.bodyTail.reset(-1)
 	r.gsink.Reset()
+	r.bw.Reset(nil)
 }

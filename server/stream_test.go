@@ -222,7 +222,9 @@ func TestStreamEventsArrivingTogetherLeaveTogether(t *testing.T) {
 	x := acquireExchange(s, &ctx, rt, nil, size)
 	x.upResp.SetBodyStream(reads, -1)
 	x.streamKind = streamSame
-	x.writeStream(bufio.NewWriterSize(&client, 64<<10))
+	w := &batchWriter{}
+	w.Reset(&client)
+	x.writeStream(w)
 	if client.String() != all {
 		t.Fatalf("client got %q, want the stream as it came", client.String())
 	}

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"io"
-	"sync"
 )
 
 // streamBody is the body of a streamed HTTP response, handed to fasthttp
@@ -32,9 +30,10 @@ func (b *streamBody) SupportsBodyWriteTo() bool { return true }
 func (b *streamBody) WriteTo(w io.Writer) (int64, error) {
 	x := b.x
 	b.ran = true
-	bw := getStreamWriter(w)
+	bw := &x.bw
+	bw.Reset(w)
 	x.streamTo(bw)
-	putStreamWriter(bw)
+	bw.Reset(nil)
 	if x.result == resultClientGone || x.result == resultWriteTimeout {
 		return x.bytesOut, errClientGone
 	}
@@ -54,7 +53,8 @@ var errStreamRead = errors.New("BUG: a stream body was read instead of written w
 func (b *streamBody) Close() error {
 	x := b.x
 	if !b.ran {
-		go x.writeStream(bufio.NewWriterSize(goneWriter{}, 16))
+		x.bw.Reset(goneWriter{})
+		go x.writeStream(&x.bw)
 		return nil
 	}
 	b.ran = false
@@ -66,20 +66,3 @@ func (b *streamBody) Close() error {
 type goneWriter struct{}
 
 func (goneWriter) Write([]byte) (int, error) { return 0, errClientGone }
-
-// streamWriters holds the buffered writers streams batch their events in:
-// one per live stream, the size fasthttp's own pipe writer had.
-var streamWriters sync.Pool
-
-func getStreamWriter(w io.Writer) *bufio.Writer {
-	if bw, ok := streamWriters.Get().(*bufio.Writer); ok {
-		bw.Reset(w)
-		return bw
-	}
-	return bufio.NewWriter(w)
-}
-
-func putStreamWriter(bw *bufio.Writer) {
-	bw.Reset(nil)
-	streamWriters.Put(bw)
-}
