@@ -48,3 +48,14 @@ func (c *callPart) Reset() {
 	c.translated, c.counting, c.target = false, false, provider.Target{}
 	c.splice = modelSplice{}
 }
+
+// dropUpBody gives the translated upstream body back once the upstream
+// has answered with a stream: no attempt sends it again, and a live
+// stream must not hold what the provider already has.
+func (c *callPart) dropUpBody() {
+	if c.upBody != nil {
+		pool.Put(c.upBody)
+		c.upBody = nil
+		c.splice = modelSplice{}
+	}
+}

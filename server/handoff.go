@@ -76,6 +76,9 @@ func (x *exchange) handOffStream(kind streamKind) {
 	ctx := x.ctx
 	x.status = ctx.Response.StatusCode()
 	x.streamKind = kind
+	if kind == streamSame || kind == streamTranslated {
+		x.dropUpBody() // the upstream answered: no attempt follows
+	}
 	x.startGeminiArray(ctx)
 	x.ctx = nil // the stream runs after the handler returned: no ctx there
 	if x.fsink.out != nil {
