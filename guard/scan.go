@@ -5,38 +5,34 @@ import (
 	"slices"
 )
 
-// anchorLead bounds how far a match may start after its anchor (a keyword
-// and its '=' before a value): a streaming rescan starts this far before the
-// first unemitted byte so that a keyword already emitted still finds its
-// value.
-const anchorLead = 64
-
 // maxSweeps is the most anchor bytes scanned with one bytes.IndexByte sweep
 // each; a set with more (the PII detectors anchor on digits) walks the bytes
 // through a table instead.
 const maxSweeps = 8
 
-// scan finds the built-in detectors' matches in b, visiting anchors from
-// max(0, from-anchorLead). Matches that start before from were found by an
-// earlier call and are not added again. When !final, b may continue: scan
-// returns the earliest start of a match the rest of the input could still
-// complete (len(b) when none), and matches at or after it are unsure.
-func (s *Set) scan(b []byte, from int, final bool, m *Matches) int {
-	st := scanState{hold: len(b), from: from, final: final}
-	start := max(0, from-anchorLead)
+// scan finds the built-in detectors' matches in b, visiting the anchors
+// from start. Matches that start before from were found by an earlier call
+// and are not added again. When !final, b may continue: scan returns hold,
+// the earliest start of a match the rest of the input could still complete
+// (len(b) when none; matches at or after it are unsure), and resume, the
+// first anchor whose result may change with more input (anchors before it
+// are decided: a miss never depends on bytes not yet seen).
+func (s *Set) scan(b []byte, start, from int, final bool, m *Matches) (hold, resume int) {
+	st := scanState{hold: len(b), resume: len(b), from: from, final: final}
 	if len(s.sweep) == 0 {
 		s.walk(b, start, &st, m)
 	} else {
 		s.sweepScan(b, start, &st, m)
 	}
-	return max(st.hold, from)
+	return max(st.hold, from), st.resume
 }
 
 type scanState struct {
-	hold  int  // earliest start of an unfinished match
-	last  int  // end of the previous match: the next must not start before it
-	from  int  // matches starting before from are not added
-	final bool // the input ends with b
+	hold   int  // earliest start of an unfinished match
+	resume int  // earliest anchor that needs more input
+	last   int  // end of the previous match: the next must not start before it
+	from   int  // matches starting before from are not added
+	final  bool // the input ends with b
 }
 
 // visit runs the matchers at anchor i and returns the index to go on from.
@@ -49,13 +45,14 @@ func (s *Set) visit(b []byte, i int, st *scanState, m *Matches) int {
 		}
 		st.last = e
 		if ms >= st.from {
-			m.add(ms, e, uint16(s.detRule[d]))
+			m.add(ms, e, uint16(s.detRule[d]), i)
 		}
 		return max(i+1, e)
 	case need:
 		if ms >= st.from && ms < st.hold {
 			st.hold = ms
 		}
+		st.resume = min(st.resume, i)
 	}
 	return i + 1
 }

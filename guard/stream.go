@@ -21,8 +21,9 @@ import "sync"
 type Scanner struct {
 	set   *Set
 	buf   []byte // emitted context (ctx bytes) + held bytes
-	ctx   int
-	m     Matches
+	ctx    int // buf[:ctx] is emitted context
+	resume int // anchors before buf[resume] are decided
+	m      Matches
 	found []uint16 // rule of each match so far
 }
 
@@ -48,7 +49,7 @@ func ReleaseScanner(sc *Scanner) {
 func (sc *Scanner) Reset() {
 	sc.set = nil
 	sc.buf = sc.buf[:0]
-	sc.ctx = 0
+	sc.ctx, sc.resume = 0, 0
 	sc.m.Reset()
 	sc.found = sc.found[:0]
 }
@@ -74,7 +75,7 @@ func (sc *Scanner) Feed(dst, delta []byte) []byte {
 func (sc *Scanner) Flush(dst []byte) []byte {
 	dst = sc.emit(dst, true)
 	sc.buf = sc.buf[:0]
-	sc.ctx = 0
+	sc.ctx, sc.resume = 0, 0
 	return dst
 }
 
@@ -83,7 +84,7 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 	m := &sc.m
 	m.Reset()
 	m.set = sc.set
-	hold := sc.set.scan(b, sc.ctx, final, m)
+	hold, resume := sc.set.scan(b, sc.resume, sc.ctx, final, m)
 	if !final {
 		hold = min(hold, tailStart(b, sc.ctx))
 	}
@@ -95,6 +96,7 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 		}
 		if sp.e > hold {
 			hold = min(hold, sp.s)
+			resume = min(resume, sp.anchor)
 			break
 		}
 		m.spans[n] = sp
@@ -106,9 +108,10 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 		sc.found = append(sc.found, sp.rule)
 	}
 	dst = sc.appendOut(dst, b[:hold], m)
-	keep := max(0, hold-lookBehind)
+	keep := max(0, min(hold-lookBehind, resume))
 	sc.buf = b[:copy(b, b[keep:])]
 	sc.ctx = hold - keep
+	sc.resume = resume - keep
 	return dst
 }
 
@@ -134,11 +137,13 @@ func (sc *Scanner) appendOut(dst, b []byte, m *Matches) []byte {
 }
 
 // tailStart returns where the trailing unbroken run of b starts (not before
-// from, and at most maxWord bytes back).
+// from, and at most maxWord bytes back). An escaped slash \/ (or a final
+// backslash that may start one) does not break a run: slash-escaping
+// encoders write URLs and base64 that way.
 func tailStart(b []byte, from int) int {
 	lo := max(from, len(b)-maxWord)
 	for j := len(b) - 1; j >= lo; j-- {
-		if is(b[j], cBreak) {
+		if is(b[j], cBreak) && !(b[j] == '\\' && (j+1 == len(b) || b[j+1] == '/')) {
 			return j + 1
 		}
 	}
