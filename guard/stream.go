@@ -19,12 +19,12 @@ import "sync"
 // response has started; it cannot be refused any more). Not safe for
 // concurrent use; one per stream.
 type Scanner struct {
-	set   *Set
-	buf   []byte // emitted context (ctx bytes) + held bytes
-	ctx    int // buf[:ctx] is emitted context
-	resume int // anchors before buf[resume] are decided
+	set    *Set
+	buf    []byte // emitted context (ctx bytes) + held bytes
+	ctx    int    // buf[:ctx] is emitted context
+	resume int    // anchors before buf[resume] are decided
 	m      Matches
-	found []uint16 // rule of each match so far
+	found  []uint16 // rule of each match so far
 }
 
 var scannerPool = sync.Pool{New: func() any { return &Scanner{} }}
