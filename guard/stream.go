@@ -1,6 +1,9 @@
 package guard
 
-import "sync"
+import (
+	"bytes"
+	"sync"
+)
 
 // Scanner redacts secrets in a stream of raw JSON string content deltas (a
 // model's text or tool-call arguments on the way back), with the built-in
@@ -14,8 +17,9 @@ import "sync"
 // footer, at most maxPEM = 16 KiB), or else the trailing run of bytes after
 // the last break (space, quote, backslash, bracket...), because the
 // single-word detectors never span a break; such a run is held for at most
-// maxWord = 8 KiB (a JWT, the longest bounded word). Operator patterns and
-// literals do not run on streams. Block rules redact on streams (the
+// maxWord = 8 KiB (a JWT, the longest bounded word), or a tail that begins an
+// operator literal. Operator patterns (RE2, unbounded) do not run on
+// streams. Block rules redact on streams (the
 // response has started; it cannot be refused any more). Not safe for
 // concurrent use; one per stream.
 type Scanner struct {
@@ -89,9 +93,13 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 		hold = min(hold, tailStart(b, sc.ctx))
 	}
 	// Matches reaching past hold are unsure: hold from the first of them.
-	n := 0
+	if len(sc.set.literals) > 0 {
+		hold = sc.set.streamLiterals(b, sc.ctx, final, m, hold)
+		sortSpans(m.spans)
+	}
+	n, end := 0, 0
 	for _, sp := range m.spans {
-		if splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
+		if sp.s < end || splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
 			continue // as ScanString drops them
 		}
 		if sp.e > hold {
@@ -101,6 +109,7 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 		}
 		m.spans[n] = sp
 		n++
+		end = sp.e
 	}
 	m.spans = m.spans[:n]
 	m.count()
@@ -113,6 +122,34 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 	sc.ctx = hold - keep
 	sc.resume = resume - keep
 	return dst
+}
+
+// streamLiterals adds the operator's literals found in b[from:] and, when
+// !final, holds back a tail that is the start of one.
+func (s *Set) streamLiterals(b []byte, from int, final bool, m *Matches, hold int) int {
+	for k := range s.literals {
+		l := &s.literals[k]
+		for _, v := range l.values {
+			for i := from; ; {
+				j := bytes.Index(b[i:], v)
+				if j < 0 {
+					break
+				}
+				m.add(i+j, i+j+len(v), l.rule, i+j)
+				i += j + len(v)
+			}
+			if final {
+				continue
+			}
+			for n := min(len(v)-1, len(b)-from); n > 0; n-- {
+				if bytes.HasSuffix(b, v[:n]) {
+					hold = min(hold, len(b)-n)
+					break
+				}
+			}
+		}
+	}
+	return hold
 }
 
 // appendOut appends b[sc.ctx:] with every match that is not Log replaced by
