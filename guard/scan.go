@@ -64,7 +64,12 @@ func (s *Set) visit(b []byte, i int, st *scanState, m *Matches) int {
 func (s *Set) sweepScan(b []byte, i int, st *scanState, m *Matches) {
 	cand := m.cand[:0]
 	for _, c := range s.sweep {
-		for j := indexFrom(b, i, c); j < len(b); j = indexFrom(b, j+1, c) {
+		for j := i; j < len(b); j++ {
+			k := bytes.IndexByte(b[j:], c)
+			if k < 0 {
+				break
+			}
+			j += k
 			if quick(b, j) {
 				cand = append(cand, j)
 			}
@@ -77,18 +82,6 @@ func (s *Set) sweepScan(b []byte, i int, st *scanState, m *Matches) {
 		}
 	}
 	m.cand = cand
-}
-
-// indexFrom returns the index of the first c in b[i:], or len(b).
-func indexFrom(b []byte, i int, c byte) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	k := bytes.IndexByte(b[i:], c)
-	if k < 0 {
-		return len(b)
-	}
-	return i + k
 }
 
 // walk visits every byte through the anchor table.
