@@ -176,6 +176,17 @@ func quick(b []byte, i int) bool {
 		return i+1 == len(b) || isByte(b[i+1], "KSBCIc")
 	case 'J':
 		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e'
+	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		// Numbers start after a non-word byte (an IBAN's check digits
+		// after its country letters); never inside a number or a word.
+		if i == 0 {
+			return true
+		}
+		if c := b[i-1]; !is(c, cWord) || c >= 'A' && c <= 'Z' {
+			return true
+		}
+		_, esc := escBefore(b, i)
+		return esc
 	}
 	return true
 }
