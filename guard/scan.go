@@ -173,7 +173,18 @@ func quick(b []byte, i int) bool {
 	case 'B':
 		return i > 0 && b[i-1] == '/'
 	case 'A':
-		return i+1 == len(b) || isByte(b[i+1], "KSBCIc")
+		// AKIA, ASIA, ABIA, ACCA and AIza start a word; AccountKey and
+		// (Secret)AccessKey follow ';' or "secret". Base64 rarely passes.
+		if i+1 == len(b) {
+			return true
+		}
+		switch b[i+1] {
+		case 'K', 'S', 'B', 'C', 'I':
+			return wordStart(b, i)
+		case 'c':
+			return wordStart(b, i) || b[i-1]|0x20 == 't'
+		}
+		return false
 	case 'J':
 		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e'
 	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
