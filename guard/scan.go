@@ -186,7 +186,7 @@ func quick(b []byte, i int) bool {
 		}
 		return false
 	case 'J':
-		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e'
+		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e' && jwtStart(b, i-2)
 	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		// Numbers start after a non-word byte (an IBAN's check digits
 		// after its country letters); never inside a number or a word.
