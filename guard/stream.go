@@ -92,11 +92,11 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 	if !final {
 		hold = min(hold, sc.set.tailHold(b, sc.ctx))
 	}
-	// Matches reaching past hold are unsure: hold from the first of them.
 	if len(sc.set.literals) > 0 {
 		hold = sc.set.streamLiterals(b, sc.ctx, final, m, hold)
 		sortSpans(m.spans)
 	}
+	// Matches reaching past hold are unsure: hold from the first of them.
 	n, end := 0, 0
 	for _, sp := range m.spans {
 		if sp.s < end || splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
