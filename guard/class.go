@@ -94,16 +94,32 @@ func escapedAt(b []byte, i int) bool {
 }
 
 // wordStart reports whether a match may start at i: the byte before is not
-// a word byte [A-Za-z0-9_], or it is the letter of an escape such as \n.
+// a word byte [A-Za-z0-9_], or it ends an escape that is not one: \n (at any
+// level: \\n in JSON inside a string), \u003c.
 func wordStart(b []byte, i int) bool {
 	if i == 0 {
 		return true
 	}
-	c := b[i-1]
-	if !is(c, cWord) {
+	if !is(b[i-1], cWord) {
 		return true
 	}
-	return escapedAt(b, i-1)
+	r, ok := escBefore(b, i)
+	return ok && !(r < 0x80 && is(byte(r), cWord))
+}
+
+// escBefore reports whether b[i-1] ends a JSON escape (a backslash and a
+// letter, or \uXXXX) and returns the escaped rune (-1 for a letter escape:
+// a control character or a doubled backslash's letter).
+func escBefore(b []byte, i int) (rune, bool) {
+	if i >= 2 && b[i-2] == '\\' {
+		return -1, true
+	}
+	if i >= 6 && b[i-5] == 'u' && b[i-6] == '\\' {
+		if r, ok := hex4(b[i-6 : i]); ok {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // run counts bytes of class from b[i], at most max+1 of them. more reports
@@ -210,4 +226,91 @@ func varRun(b []byte, j, lo, hi int, class, stop uint16, final bool) (int, resul
 		return 0, miss
 	}
 	return e, hit
+}
+
+// slashLitBefore reports whether s ends at b[:i], each '/' of s possibly
+// written \/ (encoders that escape slashes), and returns where it starts.
+func slashLitBefore(b []byte, i int, s string) (int, bool) {
+	j := i
+	for k := len(s) - 1; k >= 0; k-- {
+		if j == 0 || b[j-1] != s[k] {
+			return 0, false
+		}
+		j--
+		if s[k] == '/' && j > 0 && b[j-1] == '\\' {
+			j--
+		}
+	}
+	return j, true
+}
+
+// slashLitAt is litAt where each '/' of s may be written \/; it returns the
+// end on hit.
+func slashLitAt(b []byte, i int, s string, final bool) (int, result) {
+	j := i
+	for k := 0; k < len(s); k++ {
+		if j < len(b) && s[k] == '/' && b[j] == '\\' {
+			j++
+		}
+		if j == len(b) {
+			if final {
+				return 0, miss
+			}
+			return 0, need
+		}
+		if b[j] != s[k] {
+			return 0, miss
+		}
+		j++
+	}
+	return j, hit
+}
+
+// b64Exact matches exactly n base64 characters at b[j:], a '/' possibly
+// written \/, and (stop) not followed by another. It returns the end.
+func b64Exact(b []byte, j, n int, stop, final bool) (int, result) {
+	for k := 0; k <= n; k++ {
+		if j == len(b) {
+			if final && k == n {
+				return j, hit
+			}
+			if final {
+				return 0, miss
+			}
+			return 0, need
+		}
+		c := b[j]
+		w := 1
+		if c == '\\' {
+			if j+1 == len(b) {
+				if final && k == n {
+					return j, hit
+				}
+				if final {
+					return 0, miss
+				}
+				return 0, need
+			}
+			if b[j+1] != '/' {
+				if k == n {
+					return j, hit
+				}
+				return 0, miss
+			}
+			w = 2
+		} else if !is(c, cB64) {
+			if k == n {
+				return j, hit
+			}
+			return 0, miss
+		}
+		if k == n {
+			if stop {
+				return 0, miss
+			}
+			return j, hit
+		}
+		j += w
+	}
+	return j, hit
 }

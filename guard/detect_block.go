@@ -97,17 +97,21 @@ const maxJWT = 8 << 10
 // header decoding to JSON with an "alg" member; the anchor is the 'J'.
 func matchJWT(b []byte, i int, final bool) (int, int, result) {
 	s := i - 2
-	if s < 0 || b[s] != 'e' || b[s+1] != 'y' || !wordStart(b, s) {
+	if s < 0 || b[s] != 'e' || b[s+1] != 'y' || !jwtStart(b, s) {
 		return 0, 0, miss
 	}
 	j := s
 	var hdr int
 	for part := 0; part < 3; part++ {
-		n, more := run(b, j, cURL64, maxJWT-(j-s))
+		lim := maxJWT - (j - s)
+		if part == 0 {
+			lim = maxJWTHeader
+		}
+		n, more := run(b, j, cURL64, lim)
 		if more && !final {
 			return s, 0, need
 		}
-		if n < 10 || j+n-s > maxJWT {
+		if n < 10 || n > lim {
 			return 0, 0, miss
 		}
 		j += n
@@ -137,6 +141,20 @@ func matchJWT(b []byte, i int, final bool) (int, int, result) {
 		return 0, 0, miss
 	}
 	return s, j, hit
+}
+
+// maxJWTHeader bounds the header part (base64 of at most 768 bytes).
+const maxJWTHeader = 1024
+
+// jwtStart reports whether a JWT may start at s: not inside a run of
+// base64url bytes, so that a long run is read once from its start, not
+// again from every "eyJ" in it.
+func jwtStart(b []byte, s int) bool {
+	if s == 0 || !is(b[s-1], cURL64) {
+		return true
+	}
+	_, esc := escBefore(b, s)
+	return esc
 }
 
 // jwtHeader reports whether h, base64url without padding, decodes to a JSON

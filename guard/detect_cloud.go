@@ -45,7 +45,7 @@ func matchAWSSecret(b []byte, i int, final bool) (int, int, result) {
 	if r != hit {
 		return v, 0, r
 	}
-	e, r := fixedRun(b, v, 40, cB64, cB64, final)
+	e, r := b64Exact(b, v, 40, true, final)
 	if r == hit && !mixed(b[v:e]) {
 		return 0, 0, miss
 	}
@@ -91,20 +91,14 @@ func matchAzureKey(b []byte, i int, final bool) (int, int, result) {
 		return i, 0, r
 	}
 	v := i + len("AccountKey=")
-	k, more := run(b, v, cB64, 86)
-	if k < 86 {
-		if more && !final {
-			return v, 0, need
-		}
-		return 0, 0, miss
-	}
-	if k > 86 {
-		return 0, 0, miss
-	}
-	if r := litAt(b, v+86, "==", final); r != hit {
+	e, r := b64Exact(b, v, 86, false, final)
+	if r != hit {
 		return v, 0, r
 	}
-	e := v + 88
+	if r := litAt(b, e, "==", final); r != hit {
+		return v, 0, r
+	}
+	e += 2
 	if e == len(b) && !final {
 		return v, 0, need
 	}
@@ -127,14 +121,18 @@ func skipAssign(b []byte, j int, final bool) (int, result) {
 			return k, need
 		}
 		switch b[k] {
-		case '\\': // only an escaped quote
-			if k+1 == len(b) && !final {
-				return k, need
+		case '\\': // only an escaped quote, at any level (\" or \\\")
+			q := k
+			for q < len(b) && b[q] == '\\' {
+				q++
 			}
-			if k+1 == len(b) || b[k+1] != '"' {
+			if q == len(b) && !final {
+				return q, need
+			}
+			if q == len(b) || b[q] != '"' {
 				return 0, miss
 			}
-			k++
+			k = q
 		case ' ', '\t', '"', '\'':
 		case '=', ':':
 			if assigned {

@@ -6,7 +6,11 @@ func numStart(b []byte, i int) bool {
 	if !wordStart(b, i) {
 		return false
 	}
-	return i == 0 || !isByte(b[i-1], "-./+,:_") || escapedAt(b, i-1)
+	if i == 0 || !isByte(b[i-1], "-./+,:_") {
+		return true
+	}
+	_, esc := escBefore(b, i)
+	return esc
 }
 
 // numEnd reports whether a number that ends at e is whole: not followed by
@@ -265,8 +269,9 @@ func mod97(v []byte) bool {
 
 // matchPhone: E.164 (+, a country code, 8-15 digits in all, optional
 // single spaces, dashes, dots or one parenthesised group between digits), or
-// a US number (NXX) NXX-XXXX, NXX-NXX-XXXX or NXX.NXX.XXXX. Bare digit runs
-// and other national formats are not matched: too many ids look like them.
+// a US number (NXX) NXX-XXXX, NXX-NXX-XXXX or NXX.NXX.XXXX, or a UK mobile
+// 07XXX XXXXXX. Bare digit runs and other national formats are not
+// matched: too many ids look like them.
 func matchPhone(b []byte, i int, final bool) (int, int, result) {
 	switch c := b[i]; {
 	case c == '+':
@@ -274,7 +279,47 @@ func matchPhone(b []byte, i int, final bool) (int, int, result) {
 	case c == '(':
 		return phoneUSParen(b, i, final)
 	}
+	if b[i] == '0' {
+		return phoneUKMobile(b, i, final)
+	}
 	return phoneUS(b, i, final)
+}
+
+// phoneUKMobile: a UK mobile number in national form, 07XXX XXXXXX (the
+// space optional).
+func phoneUKMobile(b []byte, i int, final bool) (int, int, result) {
+	if !numStart(b, i) {
+		return 0, 0, miss
+	}
+	if r := litAt(b, i, "07", final); r != hit {
+		return i, 0, r
+	}
+	k, more := run(b, i, cDigit, 11)
+	if more && !final {
+		return i, 0, need
+	}
+	j := i + k
+	switch k {
+	case 11:
+	case 5:
+		if r := litAt(b, j, " ", final); r != hit {
+			return i, 0, r
+		}
+		n, more := run(b, j+1, cDigit, 6)
+		if n < 6 && more && !final {
+			return i, 0, need
+		}
+		if n != 6 {
+			return 0, 0, miss
+		}
+		j += 7
+	default:
+		return 0, 0, miss
+	}
+	if r := numEnd(b, j, final); r != hit {
+		return i, 0, r
+	}
+	return i, j, hit
 }
 
 func phoneE164(b []byte, i int, final bool) (int, int, result) {

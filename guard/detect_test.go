@@ -82,6 +82,42 @@ func TestDetectorsReject(t *testing.T) {
 	f("@property def x(self): pass")
 	f("npm install @types/node")
 	f("secret_access_key = EXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPL")
+	f("postgres://USER:PASSWORD@HOST:5432/DB")     // documentation
+	f("postgres://app:$DB_PASSWORD@db:5432/app")   // a template
+	f("mysql://root:****@localhost/x")             // masked
+	f("\\u0041AKIAIOSFODNN7EXAMPLE")               // \u0041 is 'A': no word start
+	f("xoxb-notatoken-atall-reallynotatokenatall") // no digit run
+}
+
+// TestEncodings: secrets as encoders write them: slashes escaped as \/,
+// HTML characters as \u003c, escapes doubled inside tool arguments.
+func TestEncodings(t *testing.T) {
+	s := mustCompile(t, allRules())
+	m := AcquireMatches()
+	defer ReleaseMatches(m)
+	f := func(text, rule, value string) {
+		t.Helper()
+		s.ScanString([]byte(text), m)
+		for k := 0; k < m.Len(); k++ {
+			if h := m.Hit(k); h.Rule == rule && text[h.Start:h.End] == value {
+				return
+			}
+		}
+		t.Fatalf("%s %q not found in %q", rule, value, text)
+	}
+	g := newGen(9)
+	aws := "AKIA" + g.str(alB32, 16)
+	sec := g.mixedB64(17) + `\/` + g.mixedB64(22)
+	f(`\u003c`+aws+`\u003e`, "aws_access_key_id", aws)
+	f(`\\n`+aws, "aws_access_key_id", aws)
+	f(`aws_secret_access_key = `+sec, "aws_secret_access_key", sec)
+	f(`{\\\"SecretAccessKey\\\": \\\"`+sec+`\\\"}`, "aws_secret_access_key", sec)
+	f(`postgresql:\/\/app:s3cr3tPw@db\/x`, "database_url", "s3cr3tPw")
+	f(`\\npostgresql://app:s3cr3tPw@db/x`, "database_url", "s3cr3tPw")
+	hook := `hooks.slack.com\/services\/T01234567\/B01234567\/` + g.str(alAlnum, 24)
+	f(`https:\/\/`+hook, "slack_webhook", hook)
+	f(`Tel. 07909 870611`, "phone", "07909 870611")
+	f(`xoxa-2-223434338770-1199583631658-6eea6a3bf5bf2f9ff2496e97b49f1561`, "slack_token", "xoxa-2-223434338770-1199583631658-6eea6a3bf5bf2f9ff2496e97b49f1561")
 }
 
 // TestBodyStructure: matches never come from member names or numbers, and a

@@ -29,57 +29,63 @@ func matchGitLab(b []byte, i int, final bool) (int, int, result) {
 	return i - 5, e, r
 }
 
-// matchSlackToken: xox[bpars]- then two runs of 8-15 digits joined by '-'
-// and an optional tail of [A-Za-z0-9-], 24 to 255 bytes after the prefix.
+// matchSlackToken: xox[bpars]- then 24 to 255 of [A-Za-z0-9-] holding at
+// least two more dashes and a run of 8 or more digits (the team and user
+// ids): xoxb-<team>-<bot>-<secret>, xoxp-…, xoxa-2-….
 func matchSlackToken(b []byte, i int, final bool) (int, int, result) {
 	if i < 4 || !litBefore(b, i-1, "xox") || !isByte(b[i-1], "bpars") || !wordStart(b, i-4) {
 		return 0, 0, miss
 	}
 	s := i - 4
-	j := i + 1
-	for g := 0; g < 2; g++ {
-		n, more := run(b, j, cDigit, 15)
-		if more && !final {
-			return s, 0, need
-		}
-		if n < 8 || n > 15 {
-			return 0, 0, miss
-		}
-		j += n
-		if g == 0 {
-			if r := litAt(b, j, "-", final); r != hit {
-				return s, 0, r
-			}
-			j++
-		}
-	}
-	n, more := run(b, j, cAlnum|cDash, 255)
+	n, more := run(b, i+1, cAlnum|cDash, 255)
 	if more && !final {
 		return s, 0, need
 	}
-	e := j + n
-	if e-i-1 < 24 || e-i-1 > 255 || (e < len(b) && b[e] == '_') {
+	e := i + 1 + n
+	if n < 24 || n > 255 || (e < len(b) && b[e] == '_') {
+		return 0, 0, miss
+	}
+	dashes, digits, longest := 0, 0, 0
+	for _, c := range b[i+1 : e] {
+		switch {
+		case c == '-':
+			dashes++
+			digits = 0
+		case c >= '0' && c <= '9':
+			digits++
+			longest = max(longest, digits)
+		default:
+			digits = 0
+		}
+	}
+	if dashes < 2 || longest < 8 {
 		return 0, 0, miss
 	}
 	return s, e, hit
 }
 
-// matchSlackWebhook: hooks.slack.com/services/T.../B.../<24 alnum>; the
-// anchor is the 'B' (rarer than any byte of the host); the match is the host
-// and path.
+// matchSlackWebhook: hooks.slack.com/services/T.../B.../<24 alnum> (each
+// '/' possibly \/); the anchor is the 'B' (rarer than any byte of the
+// host); the match is the host and path.
 func matchSlackWebhook(b []byte, i int, final bool) (int, int, result) {
-	const host = "hooks.slack.com/services/"
 	if i < 2 || b[i-1] != '/' {
 		return 0, 0, miss
 	}
-	t := i - 1
-	for t > 0 && i-1-t <= 13 && is(b[t-1], cUpper|cDigit) {
+	k := i - 1
+	if b[k-1] == '\\' {
+		k--
+	}
+	t := k
+	for t > 0 && k-t <= 13 && is(b[t-1], cUpper|cDigit) {
 		t--
 	}
-	if n := i - 1 - t; n < 9 || n > 13 || b[t] != 'T' || !litBefore(b, t, host) || !wordStart(b, t-len(host)) {
+	if n := k - t; n < 9 || n > 13 || b[t] != 'T' {
 		return 0, 0, miss
 	}
-	s := t - len(host)
+	s, ok := slashLitBefore(b, t, "hooks.slack.com/services/")
+	if !ok || !wordStart(b, s) {
+		return 0, 0, miss
+	}
 	n, more := run(b, i+1, cUpper|cDigit, 12)
 	if more && !final {
 		return s, 0, need
@@ -87,11 +93,11 @@ func matchSlackWebhook(b []byte, i int, final bool) (int, int, result) {
 	if n < 8 || n > 12 {
 		return 0, 0, miss
 	}
-	j := i + 1 + n
-	if r := litAt(b, j, "/", final); r != hit {
+	j, r := slashLitAt(b, i+1+n, "/", final)
+	if r != hit {
 		return s, 0, r
 	}
-	e, r := fixedRun(b, j+1, 24, cAlnum, cURL64, final)
+	e, r := fixedRun(b, j, 24, cAlnum, cURL64, final)
 	return s, e, r
 }
 

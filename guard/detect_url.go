@@ -9,29 +9,31 @@ var schemes = [...]string{"postgres", "postgresql", "mysql", "mongodb", "mongodb
 // database stay readable.
 func matchDatabaseURL(b []byte, i int, final bool) (int, int, result) {
 	j := i - 1
-	for ; j >= 2 && j > i-256; j-- {
+	for ; j >= 0 && j > i-256; j-- {
 		c := b[j]
-		if c == '/' && b[j-1] == '/' && b[j-2] == ':' {
+		if c == '/' {
 			break
 		}
 		if !is(c, cUserinfo) && c != ':' {
 			return 0, 0, miss
 		}
 	}
-	if j < 2 || b[j] != '/' || b[j-1] != '/' || b[j-2] != ':' {
+	if j < 0 || b[j] != '/' {
 		return 0, 0, miss
 	}
-	if !isScheme(b, j-2) {
+	u := j + 1 // userinfo start
+	se, ok := slashLitBefore(b, u, "://")
+	if !ok || !isScheme(b, se) {
 		return 0, 0, miss
 	}
 	colon := -1
-	for k := j + 1; k < i; k++ {
+	for k := u; k < i; k++ {
 		if b[k] == ':' {
 			colon = k
 			break
 		}
 	}
-	if colon < 0 || colon+1 == i {
+	if colon < 0 || colon+1 == i || dummyPassword(b[colon+1:i]) {
 		return 0, 0, miss
 	}
 	if i+1 == len(b) {
@@ -44,6 +46,36 @@ func matchDatabaseURL(b []byte, i int, final bool) (int, int, result) {
 		return 0, 0, miss
 	}
 	return colon + 1, i, hit
+}
+
+// dummyPassword reports a password that is documentation, not a secret:
+// upper-case words (PASSWORD, DB_PASS, $DB_PASSWORD), a format verb (%s), one
+// repeated character (xxxx, ****), or the word password itself.
+func dummyPassword(p []byte) bool {
+	if p[0] == '%' && len(p) <= 2 {
+		return true
+	}
+	upper, same := true, true
+	if p[0] == '$' && len(p) > 1 {
+		p = p[1:]
+	}
+	for _, c := range p {
+		if !(c >= 'A' && c <= 'Z' || c == '_') {
+			upper = false
+		}
+		if c != p[0] {
+			same = false
+		}
+	}
+	if upper || same {
+		return true
+	}
+	for _, w := range [...]string{"password", "passwd", "pass", "secret", "changeme"} {
+		if foldAt(p, 0, w, true) == hit && len(p) == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // isScheme reports whether one of schemes ends at b[:e] as a whole word.
@@ -60,7 +92,10 @@ func isScheme(b []byte, e int) bool {
 // domain of at least two labels whose last is 2+ letters; the anchor is '@'.
 func matchEmail(b []byte, i int, final bool) (int, int, result) {
 	s := i
-	for s > 0 && is(b[s-1], cLocal) && !escapedAt(b, s-1) {
+	for s > 0 && is(b[s-1], cLocal) {
+		if _, esc := escBefore(b, s); esc {
+			break
+		}
 		if i-s == 64 {
 			return 0, 0, miss
 		}

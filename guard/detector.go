@@ -91,7 +91,9 @@ var anchors = [numDetectors]string{
 }
 
 // lookBehind bounds how far before an anchor a matcher reads (the scheme of
-// a database URL); streaming scanners keep that much emitted context.
+// a database URL); streaming scanners keep that much emitted context, and
+// more when an anchor in it still needs input (a keyword whose value has
+// not arrived).
 const lookBehind = 320
 
 // maxWord bounds a match that contains no break byte: the streaming scanners

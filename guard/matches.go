@@ -15,8 +15,9 @@ type Matches struct {
 }
 
 type span struct {
-	s, e int
-	rule uint16
+	s, e   int
+	anchor int // where the scan found it
+	rule   uint16
 }
 
 // Hit describes one match. Start and End index the scanned bytes; Rule is
@@ -99,8 +100,8 @@ func (m *Matches) AppendRules(dst []byte) []byte {
 	return dst
 }
 
-func (m *Matches) add(s, e int, rule uint16) {
-	m.spans = append(m.spans, span{s: s, e: e, rule: rule})
+func (m *Matches) add(s, e int, rule uint16, anchor int) {
+	m.spans = append(m.spans, span{s: s, e: e, rule: rule, anchor: anchor})
 }
 
 // finish sorts the spans, drops those outside a JSON string value (body
@@ -157,7 +158,7 @@ func splitsEscape(b []byte, p int) bool {
 	if escapedAt(b, p) {
 		return true
 	}
-	for k := 2; k <= 5 && p-k >= 0; k++ {
+	for k := 1; k <= 4 && p-k >= 0; k++ {
 		if b[p-k] == 'u' && escapedAt(b, p-k) {
 			return true
 		}

@@ -20,7 +20,7 @@ func (s *Set) ScanString(content []byte, m *Matches) {
 func (s *Set) scanAll(b []byte, m *Matches, body bool) {
 	m.Reset()
 	m.set = s
-	s.scan(b, 0, true, m)
+	s.scan(b, 0, 0, true, m)
 	s.scanPatterns(b, m)
 	s.scanLiterals(b, m)
 	if len(m.spans) > 0 {
@@ -39,7 +39,7 @@ func (s *Set) scanPatterns(b []byte, m *Matches) {
 		}
 		for _, loc := range p.re.FindAllIndex(b, -1) {
 			if loc[1] > loc[0] {
-				m.add(loc[0], loc[1], p.rule)
+				m.add(loc[0], loc[1], p.rule, loc[0])
 			}
 		}
 	}
@@ -67,7 +67,7 @@ func (s *Set) scanLiterals(b []byte, m *Matches) {
 				if j < 0 {
 					break
 				}
-				m.add(i+j, i+j+len(v), l.rule)
+				m.add(i+j, i+j+len(v), l.rule, i+j)
 				i += j + len(v)
 			}
 		}

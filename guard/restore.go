@@ -98,3 +98,13 @@ func (r *Restorer) Flush(dst []byte) []byte {
 	r.carry = r.carry[:0]
 	return dst
 }
+
+// AppendRestored appends content (raw JSON string content, escaped levels
+// times) with the placeholders v holds for scope restored: the one-shot form
+// of a Restorer, for a response that is not streamed.
+func (v *Vault) AppendRestored(dst, content []byte, scope string, levels int) []byte {
+	r := AcquireRestorer(v, scope, levels)
+	dst = r.Flush(r.Feed(dst, content))
+	ReleaseRestorer(r)
+	return dst
+}

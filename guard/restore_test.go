@@ -140,3 +140,52 @@ func TestVaultBounds(t *testing.T) {
 		t.Fatal("a value over the bound was kept")
 	}
 }
+
+// TestAppendRestored: the one-shot form restores as the stream does.
+func TestAppendRestored(t *testing.T) {
+	v := NewVault(VaultConfig{})
+	v.Put("k", []byte("[REDACTED:a:000001]"), []byte("one\ntwo"))
+	f := func(in string, levels int, want string) {
+		t.Helper()
+		if got := string(v.AppendRestored([]byte(">"), []byte(in), "k", levels)); got != ">"+want {
+			t.Fatalf("AppendRestored(%q, %d) = %q, want %q", in, levels, got, ">"+want)
+		}
+	}
+	f("x [REDACTED:a:000001] y", 1, `x one\ntwo y`)
+	f(`{\"v\":\"[REDACTED:a:000001]\"}`, 2, `{\"v\":\"one\\ntwo\"}`)
+	f("[REDACTED:a:000002]", 1, "[REDACTED:a:000002]")
+	f("[REDACTED:a:00000", 1, "[REDACTED:a:00000")
+}
+
+// TestVaultConcurrent: many goroutines store and restore in shared scopes
+// while the bound evicts (run with -race).
+func TestVaultConcurrent(t *testing.T) {
+	v := NewVault(VaultConfig{MaxEntries: 64})
+	s := mustCompile(t, Config{Rules: []Rule{{Name: "github_token", Restore: true}}})
+	done := make(chan bool)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			m := AcquireMatches()
+			defer ReleaseMatches(m)
+			g := newGen(uint64(w))
+			for k := 0; k < 200; k++ {
+				tok := "ghp_" + g.str(alAlnum, 36)
+				body := []byte(`{"a":"` + tok + `"}`)
+				s.ScanBody(body, m)
+				out := m.AppendRedacted(nil, body, v, fmt.Sprint("scope", k%3))
+				ph := phRE.Find(out)
+				got := v.AppendRestored(nil, ph, fmt.Sprint("scope", k%3), 1)
+				if !bytes.Equal(got, []byte(tok)) && !bytes.Equal(got, ph) {
+					t.Errorf("restored %q", got)
+				}
+			}
+			done <- true
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	if n, _ := v.Len(); n > 64 {
+		t.Fatalf("%d entries over the bound", n)
+	}
+}

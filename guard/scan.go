@@ -5,38 +5,34 @@ import (
 	"slices"
 )
 
-// anchorLead bounds how far a match may start after its anchor (a keyword
-// and its '=' before a value): a streaming rescan starts this far before the
-// first unemitted byte so that a keyword already emitted still finds its
-// value.
-const anchorLead = 64
-
 // maxSweeps is the most anchor bytes scanned with one bytes.IndexByte sweep
 // each; a set with more (the PII detectors anchor on digits) walks the bytes
 // through a table instead.
 const maxSweeps = 8
 
-// scan finds the built-in detectors' matches in b, visiting anchors from
-// max(0, from-anchorLead). Matches that start before from were found by an
-// earlier call and are not added again. When !final, b may continue: scan
-// returns the earliest start of a match the rest of the input could still
-// complete (len(b) when none), and matches at or after it are unsure.
-func (s *Set) scan(b []byte, from int, final bool, m *Matches) int {
-	st := scanState{hold: len(b), from: from, final: final}
-	start := max(0, from-anchorLead)
+// scan finds the built-in detectors' matches in b, visiting the anchors
+// from start. Matches that start before from were found by an earlier call
+// and are not added again. When !final, b may continue: scan returns hold,
+// the earliest start of a match the rest of the input could still complete
+// (len(b) when none; matches at or after it are unsure), and resume, the
+// first anchor whose result may change with more input (anchors before it
+// are decided: a miss never depends on bytes not yet seen).
+func (s *Set) scan(b []byte, start, from int, final bool, m *Matches) (hold, resume int) {
+	st := scanState{hold: len(b), resume: len(b), from: from, final: final}
 	if len(s.sweep) == 0 {
 		s.walk(b, start, &st, m)
 	} else {
 		s.sweepScan(b, start, &st, m)
 	}
-	return max(st.hold, from)
+	return max(st.hold, from), st.resume
 }
 
 type scanState struct {
-	hold  int  // earliest start of an unfinished match
-	last  int  // end of the previous match: the next must not start before it
-	from  int  // matches starting before from are not added
-	final bool // the input ends with b
+	hold   int  // earliest start of an unfinished match
+	resume int  // earliest anchor that needs more input
+	last   int  // end of the previous match: the next must not start before it
+	from   int  // matches starting before from are not added
+	final  bool // the input ends with b
 }
 
 // visit runs the matchers at anchor i and returns the index to go on from.
@@ -49,13 +45,14 @@ func (s *Set) visit(b []byte, i int, st *scanState, m *Matches) int {
 		}
 		st.last = e
 		if ms >= st.from {
-			m.add(ms, e, uint16(s.detRule[d]))
+			m.add(ms, e, uint16(s.detRule[d]), i)
 		}
 		return max(i+1, e)
 	case need:
 		if ms >= st.from && ms < st.hold {
 			st.hold = ms
 		}
+		st.resume = min(st.resume, i)
 	}
 	return i + 1
 }
@@ -67,7 +64,12 @@ func (s *Set) visit(b []byte, i int, st *scanState, m *Matches) int {
 func (s *Set) sweepScan(b []byte, i int, st *scanState, m *Matches) {
 	cand := m.cand[:0]
 	for _, c := range s.sweep {
-		for j := indexFrom(b, i, c); j < len(b); j = indexFrom(b, j+1, c) {
+		for j := i; j < len(b); j++ {
+			k := bytes.IndexByte(b[j:], c)
+			if k < 0 {
+				break
+			}
+			j += k
 			if quick(b, j) {
 				cand = append(cand, j)
 			}
@@ -80,18 +82,6 @@ func (s *Set) sweepScan(b []byte, i int, st *scanState, m *Matches) {
 		}
 	}
 	m.cand = cand
-}
-
-// indexFrom returns the index of the first c in b[i:], or len(b).
-func indexFrom(b []byte, i int, c byte) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	k := bytes.IndexByte(b[i:], c)
-	if k < 0 {
-		return len(b)
-	}
-	return i + k
 }
 
 // walk visits every byte through the anchor table.
@@ -183,9 +173,31 @@ func quick(b []byte, i int) bool {
 	case 'B':
 		return i > 0 && b[i-1] == '/'
 	case 'A':
-		return i+1 == len(b) || isByte(b[i+1], "KSBCIc")
+		// AKIA, ASIA, ABIA, ACCA and AIza start a word; AccountKey and
+		// (Secret)AccessKey follow ';' or "secret". Base64 rarely passes.
+		if i+1 == len(b) {
+			return true
+		}
+		switch b[i+1] {
+		case 'K', 'S', 'B', 'C', 'I':
+			return wordStart(b, i)
+		case 'c':
+			return wordStart(b, i) || b[i-1]|0x20 == 't'
+		}
+		return false
 	case 'J':
-		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e'
+		return i >= 2 && b[i-1] == 'y' && b[i-2] == 'e' && jwtStart(b, i-2)
+	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		// Numbers start after a non-word byte (an IBAN's check digits
+		// after its country letters); never inside a number or a word.
+		if i == 0 {
+			return true
+		}
+		if c := b[i-1]; !is(c, cWord) || c >= 'A' && c <= 'Z' {
+			return true
+		}
+		_, esc := escBefore(b, i)
+		return esc
 	}
 	return true
 }

@@ -225,6 +225,9 @@ func (s *Set) Rules() []string {
 	return out
 }
 
+// Len is the number of enabled rules; a Set with none need not scan.
+func (s *Set) Len() int { return len(s.rules) }
+
 // Restores reports whether any rule restores, so a caller can skip the
 // restorer on responses when none does.
 func (s *Set) Restores() bool {

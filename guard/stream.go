@@ -1,6 +1,9 @@
 package guard
 
-import "sync"
+import (
+	"bytes"
+	"sync"
+)
 
 // Scanner redacts secrets in a stream of raw JSON string content deltas (a
 // model's text or tool-call arguments on the way back), with the built-in
@@ -14,16 +17,18 @@ import "sync"
 // footer, at most maxPEM = 16 KiB), or else the trailing run of bytes after
 // the last break (space, quote, backslash, bracket...), because the
 // single-word detectors never span a break; such a run is held for at most
-// maxWord = 8 KiB (a JWT, the longest bounded word). Operator patterns and
-// literals do not run on streams. Block rules redact on streams (the
+// maxWord = 8 KiB (a JWT, the longest bounded word), or a tail that begins an
+// operator literal. Operator patterns (RE2, unbounded) do not run on
+// streams. Block rules redact on streams (the
 // response has started; it cannot be refused any more). Not safe for
 // concurrent use; one per stream.
 type Scanner struct {
-	set   *Set
-	buf   []byte // emitted context (ctx bytes) + held bytes
-	ctx   int
-	m     Matches
-	found []uint16 // rule of each match so far
+	set    *Set
+	buf    []byte // emitted context (ctx bytes) + held bytes
+	ctx    int    // buf[:ctx] is emitted context
+	resume int    // anchors before buf[resume] are decided
+	m      Matches
+	found  []uint16 // rule of each match so far
 }
 
 var scannerPool = sync.Pool{New: func() any { return &Scanner{} }}
@@ -48,7 +53,7 @@ func ReleaseScanner(sc *Scanner) {
 func (sc *Scanner) Reset() {
 	sc.set = nil
 	sc.buf = sc.buf[:0]
-	sc.ctx = 0
+	sc.ctx, sc.resume = 0, 0
 	sc.m.Reset()
 	sc.found = sc.found[:0]
 }
@@ -74,7 +79,7 @@ func (sc *Scanner) Feed(dst, delta []byte) []byte {
 func (sc *Scanner) Flush(dst []byte) []byte {
 	dst = sc.emit(dst, true)
 	sc.buf = sc.buf[:0]
-	sc.ctx = 0
+	sc.ctx, sc.resume = 0, 0
 	return dst
 }
 
@@ -83,22 +88,28 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 	m := &sc.m
 	m.Reset()
 	m.set = sc.set
-	hold := sc.set.scan(b, sc.ctx, final, m)
+	hold, resume := sc.set.scan(b, sc.resume, sc.ctx, final, m)
 	if !final {
 		hold = min(hold, tailStart(b, sc.ctx))
 	}
 	// Matches reaching past hold are unsure: hold from the first of them.
-	n := 0
+	if len(sc.set.literals) > 0 {
+		hold = sc.set.streamLiterals(b, sc.ctx, final, m, hold)
+		sortSpans(m.spans)
+	}
+	n, end := 0, 0
 	for _, sp := range m.spans {
-		if splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
+		if sp.s < end || splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
 			continue // as ScanString drops them
 		}
 		if sp.e > hold {
 			hold = min(hold, sp.s)
+			resume = min(resume, sp.anchor)
 			break
 		}
 		m.spans[n] = sp
 		n++
+		end = sp.e
 	}
 	m.spans = m.spans[:n]
 	m.count()
@@ -106,10 +117,39 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 		sc.found = append(sc.found, sp.rule)
 	}
 	dst = sc.appendOut(dst, b[:hold], m)
-	keep := max(0, hold-lookBehind)
+	keep := max(0, min(hold-lookBehind, resume))
 	sc.buf = b[:copy(b, b[keep:])]
 	sc.ctx = hold - keep
+	sc.resume = resume - keep
 	return dst
+}
+
+// streamLiterals adds the operator's literals found in b[from:] and, when
+// !final, holds back a tail that is the start of one.
+func (s *Set) streamLiterals(b []byte, from int, final bool, m *Matches, hold int) int {
+	for k := range s.literals {
+		l := &s.literals[k]
+		for _, v := range l.values {
+			for i := from; ; {
+				j := bytes.Index(b[i:], v)
+				if j < 0 {
+					break
+				}
+				m.add(i+j, i+j+len(v), l.rule, i+j)
+				i += j + len(v)
+			}
+			if final {
+				continue
+			}
+			for n := min(len(v)-1, len(b)-from); n > 0; n-- {
+				if bytes.HasSuffix(b, v[:n]) {
+					hold = min(hold, len(b)-n)
+					break
+				}
+			}
+		}
+	}
+	return hold
 }
 
 // appendOut appends b[sc.ctx:] with every match that is not Log replaced by
@@ -134,11 +174,13 @@ func (sc *Scanner) appendOut(dst, b []byte, m *Matches) []byte {
 }
 
 // tailStart returns where the trailing unbroken run of b starts (not before
-// from, and at most maxWord bytes back).
+// from, and at most maxWord bytes back). An escaped slash \/ (or a final
+// backslash that may start one) does not break a run: slash-escaping
+// encoders write URLs and base64 that way.
 func tailStart(b []byte, from int) int {
 	lo := max(from, len(b)-maxWord)
 	for j := len(b) - 1; j >= lo; j-- {
-		if is(b[j], cBreak) {
+		if is(b[j], cBreak) && !(b[j] == '\\' && (j+1 == len(b) || b[j+1] == '/')) {
 			return j + 1
 		}
 	}

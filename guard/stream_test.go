@@ -117,3 +117,20 @@ func TestStreamHoldBack(t *testing.T) {
 		t.Fatalf("flush = %q", got)
 	}
 }
+
+// TestStreamLiterals: operator literals are found across deltas too.
+func TestStreamLiterals(t *testing.T) {
+	s := mustCompile(t, Config{Literals: []Literal{{Name: "codename", Values: []string{"Project Falcon", "falcon-db-prod"}}}})
+	sc := s.AcquireScanner()
+	defer ReleaseScanner(sc)
+	in := []byte("We deploy Project Falcon to falcon-db-prod tonight; Project Fal is not it.")
+	want := oneShot(s, in)
+	if bytes.Contains(want, []byte("Falcon")) || !bytes.Contains(want, []byte("Project Fal is")) {
+		t.Fatalf("one-shot: %s", want)
+	}
+	for c := 0; c <= len(in); c++ {
+		if got := streamed(sc, in, c); !bytes.Equal(got, want) {
+			t.Fatalf("cut %d:\n got %s\nwant %s", c, got, want)
+		}
+	}
+}
