@@ -121,6 +121,11 @@ func TestStreamRecall(t *testing.T) {
 	for _, k := range keys {
 		t.Errorf("%d× %s", groups[k], k)
 	}
+	n, bad := 0, 0
+	for _, rule := range Rules {
+		n, bad = n+total[rule], bad+fails[rule]
+	}
+	t.Logf("%d streams of %d secrets (%d rules): %d leaked or broke", n, len(Rules)*maxVariants(), len(Rules), bad)
 	for _, rule := range Rules {
 		if total[rule] == 0 {
 			t.Errorf("%s: not streamed", rule)
