@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -37,14 +36,9 @@ func newGuards(cfg *config.Config) (*guards, error) {
 			return nil, fmt.Errorf("guardrails.lists[%d] (%s): %w", i, g.Lists[i].Name, err)
 		}
 	}
-	def, err := guard.Compile(guard.Config{Key: key})
-	if err != nil {
-		return nil, fmt.Errorf("guardrails: %w", err)
-	}
-	defaults := def.Rules() // the detectors on by default
 	gs := &guards{cfg: g, pol: make([]*guard.Set, len(g.Policies))}
 	for p := -1; p < len(g.Policies); p++ {
-		set, err := compileGuard(g, p, key, lists, defaults)
+		set, err := compileGuard(g, p, key, lists)
 		if err != nil {
 			return nil, err
 		}
@@ -61,13 +55,13 @@ func newGuards(cfg *config.Config) (*guards, error) {
 // compileGuard builds the rule set of policy p (-1: none) by the
 // configuration's precedence (config.Guardrails.Action), or nil when it
 // enables no rule.
-func compileGuard(g *config.Guardrails, p int, key []byte, lists [][]string, defaults []string) (*guard.Set, error) {
+func compileGuard(g *config.Guardrails, p int, key []byte, lists [][]string) (*guard.Set, error) {
 	c := guard.Config{Key: key}
 	on := 0
 	for _, name := range config.GuardrailDetectors {
 		gr, named := g.Action(p, name)
 		if !named {
-			if slices.Contains(defaults, name) {
+			if guard.DefaultOn(name) {
 				on++
 			}
 			continue
