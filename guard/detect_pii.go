@@ -273,13 +273,12 @@ func mod97(v []byte) bool {
 // 07XXX XXXXXX. Bare digit runs and other national formats are not
 // matched: too many ids look like them.
 func matchPhone(b []byte, i int, final bool) (int, int, result) {
-	switch c := b[i]; {
-	case c == '+':
+	switch b[i] {
+	case '+':
 		return phoneE164(b, i, final)
-	case c == '(':
+	case '(':
 		return phoneUSParen(b, i, final)
-	}
-	if b[i] == '0' {
+	case '0':
 		return phoneUKMobile(b, i, final)
 	}
 	return phoneUS(b, i, final)

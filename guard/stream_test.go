@@ -86,7 +86,7 @@ func streamByteByByte(t *testing.T, s *Set) {
 	defer ReleaseScanner(sc)
 	var sb strings.Builder
 	for _, sec := range newGen(7).secrets() {
-		sb.WriteString(fmt.Sprintf(sec.context, sec.value))
+		fmt.Fprintf(&sb, sec.context, sec.value)
 		sb.WriteString(" and then\\n")
 	}
 	in := []byte(sb.String())
