@@ -17,13 +17,22 @@ type guardPart struct {
 	buf     *pool.Buffer // the redacted body x.body is, or nil
 	orig    []byte       // the client's body while x.body is buf's
 	rules   []byte       // matched rule names, comma separated (scratch, kept)
+
+	// old are redacted bodies a failover replaced: views into them (the
+	// plan's model, an attempt's upstream model) live until the request
+	// ends, so they go back to the pool with it.
+	old []*pool.Buffer
 }
 
-// Reset gives the redacted body back and forgets the checks; rules keeps
-// its capacity.
+// Reset gives the redacted bodies back and forgets the checks; rules and
+// old keep their capacity.
 func (g *guardPart) Reset() {
 	pool.Put(g.buf)
-	*g = guardPart{rules: trimScratch(g.rules)}
+	for i, b := range g.old {
+		pool.Put(b)
+		g.old[i] = nil
+	}
+	*g = guardPart{rules: trimScratch(g.rules), old: g.old[:0]}
 }
 
 // guardFront checks the request's content against the guardrails of its
@@ -98,7 +107,9 @@ func (x *exchange) useBody(orig []byte, buf *pool.Buffer) {
 	if buf == nil && g.buf == nil {
 		return // x.body is already orig
 	}
-	pool.Put(g.buf) // counted in the bytes in flight until the request ends
+	if g.buf != nil {
+		g.old = append(g.old, g.buf) // views into it may live on (see old)
+	}
 	g.buf, g.orig, x.body = buf, nil, orig
 	if buf != nil {
 		g.orig, x.body = orig, buf.B

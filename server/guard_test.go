@@ -590,3 +590,53 @@ func setModel(t *testing.T, body []byte, model string) []byte {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+// TestGuardFailoverToUnguarded: a request redacted for a first provider
+// that fails reaches a fallback under a policy that turns every rule off
+// as the client sent it, and the access log still names the rule that
+// matched for the first.
+func TestGuardFailoverToUnguarded(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var first, second []byte
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Header.Get("X-Api-Key") == "kanth" {
+			first = b.Bytes()
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
+			return
+		}
+		second = b.Bytes()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(anthropicReply))
+	}))
+	cfg := `
+keys:
+  - {name: dev, key: good-key}
+providers:
+  - {name: anth, kind: anthropic, base_url: "${UP}", keys: [kanth], models: ["claude-*"]}
+  - {name: local, kind: anthropic, base_url: "${UP}", keys: [klocal], models: ["local-*"]}
+fallbacks:
+  claude-sonnet-4-5: [local/local-llama]
+guardrails:
+  policies:
+    - {providers: [local], rules: {"*": off}}
+timeouts:
+  keepalive: 0s
+`
+	base, _ := startServer(t, cfg, up.URL)
+	key := secretOf(t, "gitlab_token")
+	body := toolResultBody("claude-sonnet-4-5", "GITLAB="+key)
+	status, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key")
+	mu.Lock()
+	defer mu.Unlock()
+	if status != 200 || first == nil || bytes.Contains(first, []byte(key)) || !placeholderRE.Match(first) {
+		t.Fatalf("status %d %s; the first provider got %s", status, out, first)
+	}
+	want := strings.Replace(body, "claude-sonnet-4-5", "local-llama", 1)
+	mustEqual(t, "the unguarded fallback's body", second, []byte(want))
+}
