@@ -90,6 +90,31 @@ var anchors = [numDetectors]string{
 	dIBAN: "0123456789", dSSN: "0123456789",
 }
 
+// prefixes lists, per detector, how its matches begin, for the streaming
+// hold-back: a trailing run that begins like one of them is held. Detectors
+// whose match follows its anchor (keyword values, PII numbers, PEM) hold
+// through their matcher's need instead; email and iban hold every run.
+var prefixes = [numDetectors][]string{
+	dAWSKeyID:     {"AKIA", "ASIA", "ABIA", "ACCA"},
+	dGoogleAPIKey: {"AIza"},
+	dGitHub:       {"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+	dGitLab:       {"glpat-"},
+	dSlackToken:   {"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"},
+	dSlackWebhook: {"hooks.slack.com/services/"},
+	dStripe:       {"sk_live_", "rk_live_"},
+	dOpenAI:       {"sk-"},
+	dAnthropic:    {"sk-ant-"},
+	dNPM:          {"npm_"},
+	dPyPI:         {"pypi-AgEIcHlwaS5vcmc"},
+	dPrivateKey:   {"-----BEGIN "},
+	dJWT:          {"eyJ"},
+	dDatabaseURL: {"postgres://", "postgresql://", "mysql://", "mongodb://", "mongodb+srv://",
+		"redis://", "rediss://", "amqp://", "amqps://"},
+}
+
+// holdRuns are the detectors whose matches may begin like any word.
+var holdRuns = [numDetectors]bool{dEmail: true, dIBAN: true}
+
 // lookBehind bounds how far before an anchor a matcher reads (the scheme of
 // a database URL); streaming scanners keep that much emitted context, and
 // more when an anchor in it still needs input (a keyword whose value has

@@ -40,24 +40,28 @@ func FuzzScanBody(f *testing.F) {
 }
 
 // FuzzStream: a Scanner fed the input cut at any offset (and byte by byte)
-// equals the one-shot scan.
+// equals the one-shot scan, with every detector (runs held whole) and with
+// the default set and a literal (runs held only when they may begin a
+// match).
 func FuzzStream(f *testing.F) {
 	fuzzSeeds(f)
-	s := mustCompile(f, allRules())
+	sets := []*Set{mustCompile(f, allRules()), mustCompile(f, Config{Literals: []Literal{{Name: "lit", Values: []string{"Falcon-9"}}}})}
 	f.Fuzz(func(t *testing.T, in []byte, cut uint16) {
-		want := oneShot(s, in)
-		sc := s.AcquireScanner()
-		defer ReleaseScanner(sc)
-		c := int(cut) % (len(in) + 1)
-		if got := streamed(sc, in, c); !bytes.Equal(got, want) {
-			t.Fatalf("cut %d:\n  in %q\n got %q\nwant %q", c, in, got, want)
-		}
-		var got []byte
-		for k := range in {
-			got = sc.Feed(got, in[k:k+1])
-		}
-		if got = sc.Flush(got); !bytes.Equal(got, want) {
-			t.Fatalf("byte by byte:\n  in %q\n got %q\nwant %q", in, got, want)
+		for _, s := range sets {
+			want := oneShot(s, in)
+			sc := s.AcquireScanner()
+			c := int(cut) % (len(in) + 1)
+			if got := streamed(sc, in, c); !bytes.Equal(got, want) {
+				t.Fatalf("cut %d:\n  in %q\n got %q\nwant %q", c, in, got, want)
+			}
+			var got []byte
+			for k := range in {
+				got = sc.Feed(got, in[k:k+1])
+			}
+			if got = sc.Flush(got); !bytes.Equal(got, want) {
+				t.Fatalf("byte by byte:\n  in %q\n got %q\nwant %q", in, got, want)
+			}
+			ReleaseScanner(sc)
 		}
 	})
 }

@@ -17,6 +17,8 @@ type Set struct {
 	anchor   [256]bool           // bytes some enabled detector anchors on
 	byAnchor [256][]detector     // enabled detectors per anchor byte, in priority order
 	sweep    []byte              // the anchor bytes, when few enough to sweep with IndexByte
+	prefixes []string            // how the enabled single-word detectors' matches begin
+	holdRuns bool                // an enabled detector may begin like any word
 	patterns []pattern
 	literals []literal
 	key      []byte
@@ -77,6 +79,8 @@ func Compile(cfg Config) (*Set, error) {
 		}
 		s.detRule[d] = int16(len(s.rules))
 		s.rules = append(s.rules, rule{name: detectorNames[d], action: on[d].action, restore: on[d].restore})
+		s.prefixes = append(s.prefixes, prefixes[d]...)
+		s.holdRuns = s.holdRuns || holdRuns[d]
 		for k := 0; k < len(anchors[d]); k++ {
 			c := anchors[d][k]
 			s.anchor[c] = true

@@ -90,13 +90,13 @@ func (sc *Scanner) emit(dst []byte, final bool) []byte {
 	m.set = sc.set
 	hold, resume := sc.set.scan(b, sc.resume, sc.ctx, final, m)
 	if !final {
-		hold = min(hold, tailStart(b, sc.ctx))
+		hold = min(hold, sc.set.tailHold(b, sc.ctx))
 	}
-	// Matches reaching past hold are unsure: hold from the first of them.
 	if len(sc.set.literals) > 0 {
 		hold = sc.set.streamLiterals(b, sc.ctx, final, m, hold)
 		sortSpans(m.spans)
 	}
+	// Matches reaching past hold are unsure: hold from the first of them.
 	n, end := 0, 0
 	for _, sp := range m.spans {
 		if sp.s < end || splitsEscape(b, sp.s) || splitsEscape(b, sp.e) {
@@ -171,6 +171,56 @@ func (sc *Scanner) appendOut(dst, b []byte, m *Matches) []byte {
 	}
 	sc.set.hashers.Put(h)
 	return append(dst, b[last:]...)
+}
+
+// tailHold returns where the trailing run of b must be held from: the first
+// word start in it where a single-word match could begin (the rest of the
+// run is consistent with one of the enabled detectors' prefixes), or len(b)
+// when none could, so that a partial ordinary word is not delayed.
+func (s *Set) tailHold(b []byte, from int) int {
+	t := tailStart(b, from)
+	if s.holdRuns || t == len(b)-maxWord {
+		return t
+	}
+	for p := t; p < len(b); p++ {
+		if wordStart(b, p) && s.couldBegin(b[p:]) {
+			return p
+		}
+	}
+	return len(b)
+}
+
+// couldBegin reports whether w is consistent with a match prefix: w is a
+// prefix of one, or starts with one.
+func (s *Set) couldBegin(w []byte) bool {
+	for _, lit := range s.prefixes {
+		if prefixConsistent(w, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixConsistent compares w with lit up to the shorter of the two, a '/'
+// of lit possibly written \/ in w.
+func prefixConsistent(w []byte, lit string) bool {
+	i := 0
+	for k := 0; k < len(lit); k++ {
+		if i == len(w) {
+			return true
+		}
+		if lit[k] == '/' && w[i] == '\\' {
+			i++
+			if i == len(w) {
+				return true
+			}
+		}
+		if w[i] != lit[k] {
+			return false
+		}
+		i++
+	}
+	return true
 }
 
 // tailStart returns where the trailing unbroken run of b starts (not before
