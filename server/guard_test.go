@@ -17,6 +17,7 @@ import (
 	"slipstream/guard"
 	"slipstream/guard/guardtest"
 	"slipstream/internal/testkit"
+	"slipstream/server/config"
 )
 
 // guardrailsConfig serves claude-* from an Anthropic upstream, gpt-* from a
@@ -639,4 +640,71 @@ timeouts:
 	}
 	want := strings.Replace(body, "claude-sonnet-4-5", "local-llama", 1)
 	mustEqual(t, "the unguarded fallback's body", second, []byte(want))
+}
+
+// TestGuardReload: a reload that turns guardrails on applies to the next
+// request; one whose list file cannot be read is refused and the rules in
+// force stay; a placeholder issued before a reload is still restored
+// after it (the vault outlives generations).
+func TestGuardReload(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var last []byte
+	var echo string
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(r.Body)
+		mu.Lock()
+		last = b.Bytes()
+		e := echo
+		mu.Unlock()
+		if e == "" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, anthropicReply)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, anthropicTextStream("key: "+e[:7], e[7:]+" done"))
+	}))
+	plain := "keys:\n  - {name: dev, key: good-key}\nproviders:\n  - {name: anth, kind: anthropic, base_url: \"${UP}\", keys: [k], models: [\"claude-*\"]}\ntimeouts: {keepalive: 0s}\n"
+	guarded := plain + "guardrails:\n  rules:\n    aws_access_key_id: {action: redact, restore: true}\n"
+	base, s := startServer(t, plain, up.URL)
+	key := secretOf(t, "aws_access_key_id")
+	body := toolResultBody("claude-sonnet-4-5", "id="+key)
+	got := func() []byte {
+		t.Helper()
+		if status, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key"); status != 200 {
+			t.Fatalf("status %d: %s", status, out)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return last
+	}
+	if !bytes.Contains(got(), []byte(key)) {
+		t.Fatal("without guardrails the provider did not get the body as sent")
+	}
+	if err := s.Reload(parseConfig(t, guarded, up.URL)); err != nil {
+		t.Fatal(err)
+	}
+	ph := placeholderRE.Find(got())
+	if ph == nil {
+		t.Fatal("after the reload the body was not redacted")
+	}
+	bad := strings.ReplaceAll(guarded+"  lists:\n    - {name: customers, file: /nonexistent/customers.txt}\n", "${UP}", up.URL)
+	if cfg, err := config.Parse([]byte(bad), testkit.Env()); err == nil {
+		if err := s.Reload(cfg); err == nil {
+			t.Fatal("a reload whose list file cannot be read was applied")
+		}
+	}
+	if err := s.Reload(parseConfig(t, guarded+"log: {access: false}\n", up.URL)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	echo = string(ph)
+	mu.Unlock()
+	stream := strings.Replace(body, `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1)
+	_, _, out := post(t, base+"/v1/messages", stream, "x-api-key", "good-key")
+	if got := clientText(t, out); got != "key: "+key+" done" {
+		t.Fatalf("after two reloads the client got %q", got)
+	}
 }
