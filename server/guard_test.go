@@ -181,23 +181,8 @@ func TestGuardCountTokensUpstream(t *testing.T) {
 // second redacted: the failover checks the client's body again.
 func TestGuardFailoverReguards(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var local, external []byte
-	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var b bytes.Buffer
-		_, _ = b.ReadFrom(r.Body)
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Header.Get("X-Api-Key") == "klocal" {
-			local = b.Bytes()
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
-			return
-		}
-		external = b.Bytes()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(anthropicReply))
-	}))
+	f := &firstFails{failKey: "klocal"}
+	up := newUpstream(t, f)
 	cfg := `
 keys:
   - {name: dev, key: good-key}
@@ -215,8 +200,7 @@ timeouts:
 	base, _ := startServer(t, cfg, up.URL)
 	key := secretOf(t, "slack_token")
 	status, _, out := post(t, base+"/v1/messages", toolResultBody("m-1", "SLACK="+key), "x-api-key", "good-key")
-	mu.Lock()
-	defer mu.Unlock()
+	local, external := f.bodies()
 	if status != 200 || !bytes.Contains(local, []byte(key)) || external == nil {
 		t.Fatalf("status %d %s; local got %d bytes, external %d", status, out, len(local), len(external))
 	}
@@ -364,27 +348,16 @@ func clientText(t *testing.T, stream []byte) string {
 // the placeholder.
 func TestGuardRestoresStream(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var ph string
-	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var b bytes.Buffer
-		_, _ = b.ReadFrom(r.Body)
-		mu.Lock()
-		if m := placeholderRE.Find(b.Bytes()); m != nil {
-			ph = string(m)
-		}
-		p := ph
-		mu.Unlock()
-		cut := 0
-		_, _ = fmt.Sscan(r.Header.Get("X-Cut"), &cut)
-		text := "key: " + p + " done"
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, anthropicTextStream(text[:cut], text[cut:]))
-	}))
+	e := &phEcho{reply: func(ph string, cut int) string {
+		text := "key: " + ph + " done"
+		return anthropicTextStream(text[:cut], text[cut:])
+	}}
+	up := newUpstream(t, e)
 	base, _ := startServer(t, restoreConfig, up.URL)
 	key := secretOf(t, "aws_access_key_id")
 	body := strings.Replace(toolResultBody("claude-sonnet-4-5", "id="+key), `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1)
 	status, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", "0")
+	ph := e.placeholder()
 	if status != 200 || ph == "" {
 		t.Fatalf("status %d, placeholder %q: %s", status, ph, out)
 	}
@@ -460,28 +433,17 @@ func chatToolStream(pieces ...string) string {
 // private key with its line breaks, wherever the deltas are cut.
 func TestGuardRestoresToolArguments(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var ph string
-	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var b bytes.Buffer
-		_, _ = b.ReadFrom(r.Body)
-		mu.Lock()
-		if m := placeholderRE.Find(b.Bytes()); m != nil {
-			ph = string(m)
-		}
-		p := ph
-		mu.Unlock()
-		cut := 0
-		_, _ = fmt.Sscan(r.Header.Get("X-Cut"), &cut)
-		args, _ := json.Marshal(map[string]string{"file_path": "key.pem", "content": p})
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, chatToolStream(string(args[:cut]), string(args[cut:])))
-	}))
+	e := &phEcho{reply: func(ph string, cut int) string {
+		args, _ := json.Marshal(map[string]string{"file_path": "key.pem", "content": ph})
+		return chatToolStream(string(args[:cut]), string(args[cut:]))
+	}}
+	up := newUpstream(t, e)
 	cfg := strings.Replace(restoreConfig, "    aws_access_key_id: {action: redact, restore: true}", "    aws_access_key_id: {action: redact, restore: true}\n    private_key: {action: redact, restore: true}", 1)
 	base, _ := startServer(t, cfg, up.URL)
 	pem := secretOf(t, "private_key")
 	body := strings.Replace(toolResultBody("gpt-4.1", pem), `"max_tokens":100`, `"max_tokens":100,"stream":true`, 1)
 	post(t, base+"/v1/messages", body, "x-api-key", "good-key", "X-Cut", "0")
+	ph := e.placeholder()
 	if ph == "" {
 		t.Fatal("the provider got no placeholder")
 	}
@@ -598,23 +560,8 @@ func setModel(t *testing.T, body []byte, model string) []byte {
 // matched for the first.
 func TestGuardFailoverToUnguarded(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var first, second []byte
-	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var b bytes.Buffer
-		_, _ = b.ReadFrom(r.Body)
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Header.Get("X-Api-Key") == "kanth" {
-			first = b.Bytes()
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
-			return
-		}
-		second = b.Bytes()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(anthropicReply))
-	}))
+	f := &firstFails{failKey: "kanth"}
+	up := newUpstream(t, f)
 	cfg := `
 keys:
   - {name: dev, key: good-key}
@@ -633,8 +580,7 @@ timeouts:
 	key := secretOf(t, "gitlab_token")
 	body := toolResultBody("claude-sonnet-4-5", "GITLAB="+key)
 	status, _, out := post(t, base+"/v1/messages", body, "x-api-key", "good-key")
-	mu.Lock()
-	defer mu.Unlock()
+	first, second := f.bodies()
 	if status != 200 || first == nil || bytes.Contains(first, []byte(key)) || !placeholderRE.Match(first) {
 		t.Fatalf("status %d %s; the first provider got %s", status, out, first)
 	}
@@ -707,4 +653,67 @@ func TestGuardReload(t *testing.T) {
 	if got := clientText(t, out); got != "key: "+key+" done" {
 		t.Fatalf("after two reloads the client got %q", got)
 	}
+}
+
+// firstFails is an upstream that answers 503 to the requests made with
+// the credential failKey and 200 to the others, keeping the body of the
+// last of each.
+type firstFails struct {
+	failKey        string
+	mu             sync.Mutex
+	failed, served []byte
+}
+
+func (f *firstFails) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Header.Get("X-Api-Key") == f.failKey {
+		f.failed = b.Bytes()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
+		return
+	}
+	f.served = b.Bytes()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(anthropicReply))
+}
+
+// bodies returns the bodies the failing and the serving credential got.
+func (f *firstFails) bodies() (failed, served []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed, f.served
+}
+
+// phEcho is an upstream that remembers the last placeholder a request
+// carried and answers with the event stream reply makes of it, cut where
+// the request's X-Cut header says.
+type phEcho struct {
+	reply func(ph string, cut int) string
+	mu    sync.Mutex
+	ph    string
+}
+
+func (e *phEcho) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(r.Body)
+	e.mu.Lock()
+	if m := placeholderRE.Find(b.Bytes()); m != nil {
+		e.ph = string(m)
+	}
+	ph := e.ph
+	e.mu.Unlock()
+	cut := 0
+	_, _ = fmt.Sscan(r.Header.Get("X-Cut"), &cut)
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = io.WriteString(w, e.reply(ph, cut))
+}
+
+// placeholder is the last placeholder a request carried, or "".
+func (e *phEcho) placeholder() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ph
 }

@@ -8,15 +8,8 @@ import "bytes"
 func Fields(ev []byte, scratch *[]byte) (name, data []byte) {
 	multi := false
 	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
+		var line []byte
+		line, ev = nextLine(ev)
 		k, v, _ := bytes.Cut(line, []byte(":"))
 		if len(v) > 0 && v[0] == ' ' {
 			v = v[1:]

@@ -51,15 +51,24 @@ func rawEventEnd(b []byte) (end, sep int) {
 // form the account stream readers have always compared).
 func AppendRawData(dst, ev []byte) []byte {
 	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		if v, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
+		var line []byte
+		line, ev = nextLine(ev)
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			dst = append(dst, bytes.TrimSpace(v)...)
 		}
 	}
 	return dst
+}
+
+// nextLine splits the first line off the lines of a raw event: the line
+// without its line end ("\n" or "\r\n"), and what follows it.
+func nextLine(ev []byte) (line, rest []byte) {
+	line = ev
+	if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+		line, rest = ev[:i], ev[i+1:]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, rest
 }

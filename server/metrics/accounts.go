@@ -11,30 +11,13 @@ import (
 // the account files slipstream was configured to pool, so they are
 // bounded; a name never carries a token.
 
-type accountSeries struct {
-	mu sync.RWMutex
-	c  map[[3]string]*vm.Counter
-}
-
-var accountsOf sync.Map // *Metrics -> *accountSeries
+var accountsOf sync.Map // *Metrics -> *counterTable[[3]string]
 
 func (m *Metrics) accountCounter(family, account, label, value string) *vm.Counter {
-	v, _ := accountsOf.LoadOrStore(m, &accountSeries{c: map[[3]string]*vm.Counter{}})
-	as := v.(*accountSeries)
-	k := [3]string{family, account, value}
-	as.mu.RLock()
-	c := as.c[k]
-	as.mu.RUnlock()
-	if c != nil {
-		return c
-	}
-	as.mu.Lock()
-	defer as.mu.Unlock()
-	if c = as.c[k]; c == nil {
-		c = m.set.GetOrCreateCounter(series(family, "account", account, label, value))
-		as.c[k] = c
-	}
-	return c
+	t := tableOf[[3]string](&accountsOf, m)
+	return t.counter(m.set, [3]string{family, account, value}, func() string {
+		return series(family, "account", account, label, value)
+	})
 }
 
 // AccountRequest counts one upstream answer from an account, by status.
