@@ -556,8 +556,8 @@ func setModel(t *testing.T, body []byte, model string) []byte {
 
 // TestGuardFailoverToUnguarded: a request redacted for a first provider
 // that fails reaches a fallback under a policy that turns every rule off
-// as the client sent it, and the access log still names the rule that
-// matched for the first.
+// as the client sent it (the redacted copy it replaced is kept until the
+// request ends: views into it may live on).
 func TestGuardFailoverToUnguarded(t *testing.T) {
 	t.Parallel()
 	f := &firstFails{failKey: "kanth"}
