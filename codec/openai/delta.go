@@ -29,14 +29,30 @@ func ChatDeltaOf(data []byte) (codec.Delta, bool) {
 // event: output text, function call arguments and custom tool input
 // deltas, keyed by output and content index.
 func ResponsesDeltaOf(data []byte) (codec.Delta, bool) {
-	levels := 1
-	switch string(codec.Member(data, "type")) {
-	case `"response.output_text.delta"`, `"response.custom_tool_call_input.delta"`:
-	case `"response.function_call_arguments.delta"`:
-		levels = 2
-	default:
+	levels := 0
+	var out, content, delta []byte
+	m := codec.ObjectMembers(data)
+	for k, v, ok := m.Next(); ok; k, v, ok = m.Next() {
+		switch string(k) {
+		case "type":
+			switch string(v) {
+			case `"response.output_text.delta"`, `"response.custom_tool_call_input.delta"`:
+				levels = 1
+			case `"response.function_call_arguments.delta"`:
+				levels = 2
+			default:
+				return codec.Delta{}, false
+			}
+		case "output_index":
+			out = v
+		case "content_index":
+			content = v
+		case "delta":
+			delta = v
+		}
+	}
+	if levels == 0 {
 		return codec.Delta{}, false
 	}
-	key := codec.IntValue(codec.Member(data, "output_index"))<<32 | codec.IntValue(codec.Member(data, "content_index"))
-	return codec.DeltaIn(data, codec.Member(data, "delta"), key, levels)
+	return codec.DeltaIn(data, delta, codec.IntValue(out)<<32|codec.IntValue(content), levels)
 }
