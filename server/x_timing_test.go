@@ -71,21 +71,22 @@ func cpuTime() int64 {
 
 // BenchmarkProxyStream streams the 10.8 KB Claude-Code-shaped request's
 // answer, 20 text deltas that arrive in one read (make bench's stream
-// workload), from an Anthropic upstream (same dialect) and from a Chat
-// upstream (translated).
+// workload), from an Anthropic upstream (same dialect), the same with the
+// default guardrails on, and from a Chat upstream (translated).
 func BenchmarkProxyStream(b *testing.B) {
 	body, err := os.ReadFile("testdata/claude_code_10k.json")
 	if err != nil {
 		b.Fatal(err)
 	}
 	req := rawRequest("/v1/messages", body)
-	for _, tc := range []struct{ name, kind, reply string }{
-		{"same_dialect_anthropic", "kind: anthropic", anthropicStream(20)},
-		{"to_chat", "kind: openai, api: chat", chatStream(20)},
+	for _, tc := range []struct{ name, kind, reply, extra string }{
+		{"same_dialect_anthropic", "kind: anthropic", anthropicStream(20), ""},
+		{"same_dialect_anthropic_guardrails", "kind: anthropic", anthropicStream(20), "guardrails: {enabled: true}\n"},
+		{"to_chat", "kind: openai, api: chat", chatStream(20), ""},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			up := rawUpstream(b, httpReply("text/event-stream", tc.reply))
-			yml := "providers:\n  - {name: p, " + tc.kind + ", base_url: \"${UP}\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n"
+			yml := "providers:\n  - {name: p, " + tc.kind + ", base_url: \"${UP}\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s}\n" + tc.extra
 			base, _ := startServer(b, yml, up)
 			benchRaw(b, base, req, len(body))
 		})

@@ -23,6 +23,9 @@ func TestDeltaOf(t *testing.T) {
 	f(codec.DialectAnthropic, `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Hi \"x\""}}`, `Hi \"x\"`, 2, 1)
 	f(codec.DialectAnthropic, `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a"}}`, `{\"a`, 1, 2)
 	f(codec.DialectAnthropic, `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}`, "", 0, 0)
+	f(codec.DialectAnthropic, `{"index":3,"delta":{"text":"b\\\"","type":"text_delta"},"type":"content_block_delta"}`, `b\\\"`, 3, 1) // another member order
+	f(codec.DialectAnthropic, `{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":"x"},"extra":1}`, "x", 12, 1)
+	f(codec.DialectAnthropic, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, "", 0, 0)
 	f(codec.DialectAnthropic, `{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, "", 0, 0)
 	f(codec.DialectChat, `{"id":"c","choices":[{"index":0,"delta":{"content":"tok"},"finish_reason":null}]}`, "tok", 0, 1)
 	f(codec.DialectChat, `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}}]}`, "{}", 2, 2)
