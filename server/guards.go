@@ -132,7 +132,7 @@ func (s *Server) vault() *guard.Vault {
 	if s.guards == nil || !s.guards.restores {
 		return nil
 	}
-	g := &s.vaultOnce
+	g := &s.guardVault
 	g.once.Do(func() { g.v.Store(guard.NewVault(guard.VaultConfig{})) })
 	return g.v.Load()
 }

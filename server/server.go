@@ -84,7 +84,7 @@ type shared struct {
 
 	ws *ws.Transport // the WebSocket transport, across generations
 
-	vaultOnce guardVault // placeholders' values for restore, across generations (guards.go)
+	guardVault guardVault // placeholders' values for restore, across generations (guards.go)
 
 	operatorSide
 
