@@ -19,10 +19,13 @@ const maxSweeps = 8
 // are decided: a miss never depends on bytes not yet seen).
 func (s *Set) scan(b []byte, start, from int, final bool, m *Matches) (hold, resume int) {
 	st := scanState{hold: len(b), resume: len(b), from: from, final: final}
-	if len(s.sweep) == 0 {
-		s.walk(b, start, &st, m)
-	} else {
+	switch {
+	case s.blocks:
+		s.blockScan(b, start, &st, m)
+	case len(s.sweep) > 0:
 		s.sweepScan(b, start, &st, m)
+	default:
+		s.walk(b, start, &st, m)
 	}
 	return max(st.hold, from), st.resume
 }
@@ -35,7 +38,8 @@ type scanState struct {
 	final  bool // the input ends with b
 }
 
-// visit runs the matchers at anchor i and returns the index to go on from.
+// visit runs the matchers at anchor i, which passed quick, and returns the
+// index to go on from.
 func (s *Set) visit(b []byte, i int, st *scanState, m *Matches) int {
 	d, ms, e, r := s.at(b, i, st.final)
 	switch r {
@@ -87,7 +91,7 @@ func (s *Set) sweepScan(b []byte, i int, st *scanState, m *Matches) {
 // walk visits every byte through the anchor table.
 func (s *Set) walk(b []byte, i int, st *scanState, m *Matches) {
 	for i < len(b) {
-		if !s.anchor[b[i]] {
+		if !s.anchor[b[i]] || !quick(b, i) {
 			i++
 			continue
 		}
@@ -95,13 +99,10 @@ func (s *Set) walk(b []byte, i int, st *scanState, m *Matches) {
 	}
 }
 
-// at runs the detectors anchored on b[i] in priority order, after a quick
-// look at the neighbours that rejects most anchors. The first hit wins
-// unless an earlier detector still needs input.
+// at runs the detectors anchored on b[i] in priority order; b[i] passed
+// quick, the look at its neighbours that rejects most anchors. The first
+// hit wins unless an earlier detector still needs input.
 func (s *Set) at(b []byte, i int, final bool) (detector, int, int, result) {
-	if !quick(b, i) {
-		return 0, 0, 0, miss
-	}
 	needAt := -1
 	for _, d := range s.byAnchor[b[i]] {
 		st, e, r := matchers[d](b, i, final)

@@ -17,6 +17,8 @@ type Set struct {
 	anchor   [256]bool           // bytes some enabled detector anchors on
 	byAnchor [256][]detector     // enabled detectors per anchor byte, in priority order
 	sweep    []byte              // the anchor bytes, when few enough to sweep with IndexByte
+	nibbles  nibbleTable         // the anchor bytes for anchorBlock
+	blocks   bool                // scan with anchorBlock
 	prefixes []string            // how the enabled single-word detectors' matches begin
 	holdRuns bool                // an enabled detector may begin like any word
 	patterns []pattern
@@ -95,6 +97,8 @@ func Compile(cfg Config) (*Set, error) {
 	if len(s.sweep) > maxSweeps {
 		s.sweep = nil
 	}
+	s.nibbles, s.blocks = newNibbleTable(&s.anchor)
+	s.blocks = s.blocks && haveBlocks
 	if err := s.addPatterns(cfg.Patterns); err != nil {
 		return nil, err
 	}
