@@ -43,7 +43,8 @@ type guardSink struct {
 	pendTxt []byte // the pending event's delta as emitted so far
 	pending bool
 
-	buf  []byte // scratch: a delta's output
+	buf  []byte // scratch: a delta's output, a value restored
+	red  []byte // scratch: a value redacted
 	out  []byte // scratch: events built
 	data []byte // scratch: an event's data lines joined
 	strs []codec.Delta
@@ -69,7 +70,7 @@ func (g *guardSink) Reset() {
 	g.x, g.inner, g.set = nil, nil, nil
 	g.pending, g.open = false, false
 	g.pend, g.pendTxt = g.pend[:0], g.pendTxt[:0]
-	g.buf, g.out = trimScratch(g.buf), trimScratch(g.out)
+	g.buf, g.out, g.red = trimScratch(g.buf), trimScratch(g.out), trimScratch(g.red)
 	g.strs = g.strs[:0]
 }
 
@@ -219,46 +220,51 @@ func (g *guardSink) boundary() bool {
 
 // whole guards an event that is not a delta: every string in it at once.
 func (g *guardSink) whole(name, data, raw []byte) bool {
-	g.buf = g.appendGuarded(g.buf[:0], data)
-	if bytes.Equal(g.buf, data) {
+	txt, changed := g.guarded(data)
+	if !changed {
 		return g.inner.Event(name, data, raw)
 	}
 	g.out = appendEventStart(g.out[:0], name)
-	g.out = append(g.out, g.buf...)
+	g.out = append(g.out, txt...)
 	g.out = sse.AppendEventEnd(g.out)
 	return g.inner.Events(g.out)
 }
 
-// appendGuarded appends data (a JSON value) with the secrets in its
-// strings redacted and this key's placeholders restored.
-func (g *guardSink) appendGuarded(dst, data []byte) []byte {
+// guarded returns data (a JSON value) with the secrets in its strings
+// redacted and this key's placeholders restored, and whether that changed
+// it. Unchanged, the answer is data itself: a value with no match and no
+// placeholder is scanned once and neither copied nor parsed. Changed, it
+// is g.red or g.buf, valid until the next call.
+func (g *guardSink) guarded(data []byte) ([]byte, bool) {
 	m := guard.AcquireMatches()
 	g.set.ScanBody(data, m)
-	for k := range m.Len() {
+	n := m.Len()
+	for k := range n {
 		h := m.Hit(k)
 		g.x.s.metrics.Guardrail(h.Rule, h.Action.String())
 	}
 	src := data
-	if m.Len() > 0 {
-		g.out = m.AppendRedacted(g.out[:0], data, nil, "")
-		src = g.out
+	if n > 0 {
+		g.red = m.AppendRedacted(g.red[:0], data, nil, "")
+		src = g.red
 	}
 	guard.ReleaseMatches(m)
 	v := g.x.s.vault()
-	if v == nil || bytes.IndexByte(src, '[') < 0 {
-		return append(dst, src...)
+	if v == nil || !g.set.Restores() || !guard.HasPlaceholder(src) {
+		return src, n > 0
 	}
 	g.strs = codec.AppendStrings(g.strs[:0], src)
-	last := 0
+	dst, last := g.buf[:0], 0
 	for _, s := range g.strs {
-		if bytes.IndexByte(src[s.Start:s.End], '[') < 0 {
+		if !guard.HasPlaceholder(src[s.Start:s.End]) {
 			continue
 		}
 		dst = append(dst, src[last:s.Start]...)
 		dst = v.AppendRestored(dst, src[s.Start:s.End], g.x.keyName(), s.Levels)
 		last = s.End
 	}
-	return append(dst, src[last:]...)
+	g.buf = append(dst, src[last:]...)
+	return g.buf, true
 }
 
 // openDelta starts the steps of the delta stream d belongs to.
@@ -323,12 +329,12 @@ func (x *exchange) guardWhole(b *pool.Buffer) *pool.Buffer {
 	}
 	g := &x.gsink
 	g.x, g.set = x, set
-	out := pool.Get(len(b.B) + 256)
-	out.B = g.appendGuarded(out.B[:0], b.B)
-	if bytes.Equal(out.B, b.B) {
-		pool.Put(out)
+	txt, changed := g.guarded(b.B)
+	if !changed {
 		return b
 	}
+	out := pool.Get(len(txt))
+	out.B = append(out.B[:0], txt...)
 	pool.Put(b)
 	return out
 }
