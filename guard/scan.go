@@ -124,6 +124,20 @@ func (s *Set) at(b []byte, i int, final bool) (detector, int, int, result) {
 	return 0, 0, 0, miss
 }
 
+// neighbours loosens quick into what anchorMasks checks in bulk: per anchor
+// byte, the ways its neighbours may let quick pass, each as the bytes
+// allowed just before the anchor (prev) and just after it (next), "" for
+// any. An anchor that quick passes, away from the ends of the input, passes
+// one of its entries (TestNeighboursCoverQuick); an anchor without entries
+// is not filtered.
+var neighbours = [128][]struct{ prev, next string }{
+	'_': {{prev: "bekmoBEKMO"}, {prev: "prstuPRSTU"}},
+	'-': {{next: "-"}, {prev: "abikprst"}},
+	'A': {{next: "BCIKSc"}},
+	'B': {{prev: "/"}},
+	'J': {{prev: "y"}},
+}
+
 // quick reports whether an anchor may start a match of some detector: the
 // two bytes before a '_' or '-' are the end of a known prefix (gh[pousr]_,
 // npm_, [sr]k_live_, github_pat_, secret_, private_; glpat-, xox[bpars]-,

@@ -17,7 +17,7 @@ type Set struct {
 	anchor   [256]bool           // bytes some enabled detector anchors on
 	byAnchor [256][]detector     // enabled detectors per anchor byte, in priority order
 	sweep    []byte              // the anchor bytes, when few enough to sweep with IndexByte
-	nibbles  nibbleTable         // the anchor bytes for anchorBlock
+	nibbles  nibbleTable         // the anchor bytes for anchorMasks
 	blocks   bool                // scan with anchorBlock
 	prefixes []string            // how the enabled single-word detectors' matches begin
 	holdRuns bool                // an enabled detector may begin like any word
