@@ -8,11 +8,21 @@ import "bytes"
 type jsonCtx struct {
 	pos   int  // bytes before pos are classified
 	in    bool // pos is inside a string
+	open  int  // when in: the opening quote of the current string
 	close int  // when in and > 0: the closing quote of the current string
 }
 
+// opaque are the members whose string values are never redacted: replay
+// tokens a provider checks byte for byte (Anthropic's thinking signatures
+// and redacted thinking, Responses' encrypted reasoning, Gemini's thought
+// signatures), base64 data (images, documents: a secret in them is
+// encoded, a match there is noise that would corrupt them) and the model
+// name, which routing has already read.
+var opaque = []string{"signature", "data", "encrypted_content", "thoughtSignature", "thought_signature", "model"}
+
 // within reports whether [s, e) lies inside one string value of b (not a
-// member name). Calls must come in increasing s.
+// member name, nor the value of an opaque member). Calls must come in
+// increasing s.
 func (c *jsonCtx) within(b []byte, s, e int) bool {
 	c.advance(b, s)
 	if !c.in {
@@ -25,11 +35,52 @@ func (c *jsonCtx) within(b []byte, s, e int) bool {
 		return false
 	}
 	k := c.close + 1
-	for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+	for k < len(b) && isSpace(b[k]) {
 		k++
 	}
-	return k >= len(b) || b[k] != ':'
+	if k < len(b) && b[k] == ':' {
+		return false
+	}
+	name, ok := memberOf(b, c.open)
+	return !ok || !isOpaque(name)
 }
+
+func isOpaque(name []byte) bool {
+	for _, o := range opaque {
+		if string(name) == o {
+			return true
+		}
+	}
+	return false
+}
+
+// memberOf returns the name of the member whose value is the string that
+// opens at b[open], and false when that string is not a member's value.
+func memberOf(b []byte, open int) ([]byte, bool) {
+	k := open - 1
+	for k >= 0 && isSpace(b[k]) {
+		k--
+	}
+	if k < 0 || b[k] != ':' {
+		return nil, false
+	}
+	k--
+	for k >= 0 && isSpace(b[k]) {
+		k--
+	}
+	if k < 0 || b[k] != '"' {
+		return nil, false
+	}
+	end := k
+	for k--; k >= 0; k-- {
+		if b[k] == '"' && !escapedAt(b, k) {
+			return b[k+1 : end], true
+		}
+	}
+	return nil, false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // advance classifies b[c.pos:s].
 func (c *jsonCtx) advance(b []byte, s int) {
@@ -45,7 +96,7 @@ func (c *jsonCtx) advance(b []byte, s int) {
 			continue
 		}
 		c.in = !c.in
-		c.close = 0
+		c.open, c.close = q, 0
 	}
 }
 
