@@ -106,4 +106,3 @@ func (e *Env) measurePaired(ctx context.Context, lc loadCase, a, b string) (ra, 
 	slices.Sort(ratios)
 	return ra, rb, ratios[len(ratios)/2]
 }
-
