@@ -34,7 +34,7 @@ func runGuard(ctx context.Context, env *Env) error {
 	}
 	for _, lc := range cases {
 		if ctx.Err() != nil {
-			return nil
+			break // the run was cut short; the rows so far stand
 		}
 		plain, guarded, x := env.measurePaired(ctx, lc, "slipstream", "guarded")
 		env.Report.Add(plain)
