@@ -32,10 +32,8 @@ func runGuard(ctx context.Context, env *Env) error {
 		runCases(ctx, env, targets, cases)
 		return nil
 	}
-	for _, lc := range cases {
-		if ctx.Err() != nil {
-			break // the run was cut short; the rows so far stand
-		}
+	for i := 0; i < len(cases) && ctx.Err() == nil; i++ {
+		lc := cases[i]
 		plain, guarded, x := env.measurePaired(ctx, lc, "slipstream", "guarded")
 		env.Report.Add(plain)
 		env.Report.Add(guarded)
