@@ -1,0 +1,399 @@
+package ledger
+
+import (
+	"errors"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"slipstream/pool"
+)
+
+// A page is how SQLite stores records: one row of usage_pages holds many
+// of them in its records column, a JSON array of arrays, one inner array
+// per record with its numColumns values in the order of columns:
+//
+//	[[1764460800000000,"c9488fec-1","alice",...,""],[...]]
+//
+// Numbers are JSON integers (booleans 0 or 1, times in microseconds),
+// names JSON strings, so that SQLite's own JSON functions read a page (the
+// usage_records view does). Writing a record costs an append to a reused
+// buffer instead of SQLite's per-row work (record encoding, a B-tree and
+// an index insert), which cost more than the request it records.
+
+// Page bounds: a page is cut after pageRecords records or once it holds
+// pageBytes, so that a query never decodes a huge value.
+const (
+	pageRecords = 512
+	pageBytes   = 256 << 10
+)
+
+// maxText cuts the configuration names a record stores (key, provider,
+// credential, ...): longer ones are stored cut, at a whole UTF-8
+// character.
+const maxText = 512
+
+// errPage reports a page whose records are not the format above.
+var errPage = errors.New("a usage page is not an array of records")
+
+// appendPage appends rs as one page (at most pageRecords of them, fewer
+// when pageBytes is reached first) and returns the page, how many records
+// it holds and their earliest and latest ts.
+func appendPage(dst []byte, rs []Record) (page []byte, n int, tsMin, tsMax int64) {
+	dst = append(dst, '[')
+	tsMin, tsMax = rs[0].Start, rs[0].Start
+	for n < len(rs) && n < pageRecords && len(dst) < pageBytes {
+		r := &rs[n]
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendRecord(dst, r)
+		tsMin, tsMax = min(tsMin, r.Start), max(tsMax, r.Start)
+		n++
+	}
+	return append(dst, ']'), n, tsMin, tsMax
+}
+
+// appendRecord appends r as a page's inner array. Names are cut and made
+// valid text as appendJSONText says.
+func appendRecord(dst []byte, r *Record) []byte {
+	dst = append(dst, '[')
+	dst = strconv.AppendInt(dst, r.Start, 10)
+	dst = appendJSONText(append(dst, ','), r.ID.b[:r.ID.n], MaxID)
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.Key), maxText)
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.Provider), maxText)
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.Credential), maxText)
+	dst = appendJSONText(append(dst, ','), r.Model.b[:r.Model.n], MaxName)
+	dst = appendJSONText(append(dst, ','), r.UpstreamModel.b[:r.UpstreamModel.n], MaxName)
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.ClientDialect), maxText)
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.UpstreamDialect), maxText)
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.Transport.String()), maxText)
+	dst = appendInt(dst, int64(r.Status))
+	dst = appendJSONText(append(dst, ','), pool.S2B(r.Cause), maxText)
+	dst = appendInt(dst, r.Input)
+	dst = appendInt(dst, r.Output)
+	dst = appendInt(dst, r.CacheRead)
+	dst = appendInt(dst, r.CacheWrite)
+	dst = appendInt(dst, r.Reasoning)
+	dst = appendBool(dst, r.Estimated)
+	dst = appendInt(dst, r.CostNanoUSD)
+	dst = appendBool(dst, r.Priced)
+	dst = appendBool(dst, r.APIEquivalent)
+	dst = appendInt(dst, r.Latency.Microseconds())
+	dst = appendInt(dst, r.TTFT.Microseconds())
+	dst = appendInt(dst, r.BytesIn)
+	dst = appendInt(dst, r.BytesOut)
+	dst = appendJSONText(append(dst, ','), r.Guardrails.b[:r.Guardrails.n], MaxName)
+	return append(dst, ']')
+}
+
+// appendInt appends a comma and v.
+func appendInt(dst []byte, v int64) []byte {
+	return strconv.AppendInt(append(dst, ','), v, 10)
+}
+
+// appendBool appends a comma and v as 0 or 1, as SQLite stores a boolean.
+func appendBool(dst []byte, v bool) []byte {
+	if v {
+		return append(dst, ",1"...)
+	}
+	return append(dst, ",0"...)
+}
+
+// appendJSONText appends s as a JSON string, cut to max bytes at a whole
+// UTF-8 character and made text either database stores, as clean does:
+// valid UTF-8 (a client's model name is not checked on the request path;
+// each run of invalid bytes becomes one U+FFFD) and no NUL. Quotes,
+// backslashes and control bytes are escaped, so a hostile name stays one
+// string of the page.
+func appendJSONText(dst, s []byte, max int) []byte {
+	s = wholeRunes(s[:min(len(s), max)], max)
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if !plain[s[i]] {
+			return append(appendJSONTextSlow(append(dst, s[:i]...), s[i:]), '"')
+		}
+	}
+	return append(append(dst, s...), '"')
+}
+
+func appendJSONTextSlow(dst, s []byte) []byte {
+	invalid := false
+	for len(s) > 0 {
+		c := s[0]
+		if c < utf8.RuneSelf {
+			invalid = false
+			switch {
+			case plain[c]:
+				dst = append(dst, c)
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c != 0: // a control byte; NUL is dropped
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			}
+			s = s[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(s)
+		if r == utf8.RuneError && n == 1 {
+			if !invalid {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			}
+			invalid = true
+		} else {
+			dst = append(dst, s[:n]...)
+			invalid = false
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the bytes a JSON string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// nextRecord returns the first record of page (an inner array, brackets
+// included) and the rest of the page after it. page starts at the page's
+// opening bracket or at the comma or bracket after a record; at the end
+// of the page it returns a nil record.
+func nextRecord(page []byte) (rec, tail []byte, err error) {
+	page = skipSpace(page)
+	if len(page) == 0 || page[0] != '[' && page[0] != ',' && page[0] != ']' {
+		return nil, nil, errPage
+	}
+	if page[0] == ']' {
+		return nil, page[1:], nil
+	}
+	page = skipSpace(page[1:])
+	if len(page) > 0 && page[0] == ']' { // an empty page
+		return nil, page[1:], nil
+	}
+	if len(page) == 0 || page[0] != '[' {
+		return nil, nil, errPage
+	}
+	for i := 1; i < len(page); i++ {
+		switch page[i] {
+		case ']':
+			return page[:i+1], page[i+1:], nil
+		case '"':
+			end, err := stringEnd(page, i)
+			if err != nil {
+				return nil, nil, err
+			}
+			i = end
+		}
+	}
+	return nil, nil, errPage
+}
+
+// stringEnd is the index of the quote that closes the JSON string whose
+// opening quote is b[i].
+func stringEnd(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return i, nil
+		case '\\':
+			i++
+		}
+	}
+	return 0, errPage
+}
+
+// fields are a record's values as raw JSON: numbers as they are written,
+// strings with their quotes (see text). They are views into the page.
+type fields [numColumns][]byte
+
+// split splits rec, an inner array from nextRecord, into f.
+func (f *fields) split(rec []byte) error {
+	rec = rec[1 : len(rec)-1]
+	for k := range f {
+		rec = skipSpace(rec)
+		end := 0
+		if len(rec) > 0 && rec[0] == '"' {
+			e, err := stringEnd(rec, 0)
+			if err != nil {
+				return err
+			}
+			end = e + 1
+		}
+		for end < len(rec) && rec[end] != ',' {
+			end++
+		}
+		f[k] = trimSpace(rec[:end])
+		if k < len(f)-1 {
+			if end == len(rec) {
+				return errPage
+			}
+			end++
+		}
+		rec = rec[end:]
+	}
+	if len(skipSpace(rec)) != 0 {
+		return errPage
+	}
+	return nil
+}
+
+// int reads field k as a number: an integer (a boolean 0 or 1), as the
+// writer and SQLite's json_array write them; true, false and null are read
+// as 1, 0 and 0, a fraction is truncated.
+func (f *fields) int(k int) int64 {
+	b := f[k]
+	if v, ok := atoi(b); ok {
+		return v
+	}
+	switch string(b) {
+	case "true":
+		return 1
+	case "false", "null":
+		return 0
+	}
+	v, err := strconv.ParseFloat(pool.B2S(b), 64)
+	if err != nil {
+		return 0
+	}
+	return int64(v)
+}
+
+// atoi parses a decimal integer without allocating.
+func atoi(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = 10*v + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// text reads field k as text: a view into the page when it holds no
+// escape, else the unescaped text appended to scratch. A number reads as
+// its digits.
+func (f *fields) text(scratch []byte, k int) []byte {
+	b := f[k]
+	if len(b) < 2 || b[0] != '"' {
+		if string(b) == "null" {
+			return nil
+		}
+		return b
+	}
+	b = b[1 : len(b)-1]
+	for i, c := range b {
+		if c == '\\' {
+			return unescape(append(scratch, b[:i]...), b[i:])
+		}
+	}
+	return b
+}
+
+// unescape appends the JSON string content s (without quotes) unescaped.
+// A lone surrogate becomes U+FFFD.
+func unescape(dst, s []byte) []byte {
+	for len(s) > 0 {
+		c := s[0]
+		if c != '\\' || len(s) < 2 {
+			dst = append(dst, c)
+			s = s[1:]
+			continue
+		}
+		e := s[1]
+		s = s[2:]
+		switch e {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			var r rune
+			r, s = hex4(s)
+			if utf16IsHigh(r) && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+				if lo, rest := hex4(s[2:]); utf16IsLow(lo) {
+					r, s = 0x10000+(r-0xD800)<<10+(lo-0xDC00), rest
+				}
+			}
+			dst = utf8.AppendRune(dst, r) // a lone surrogate: U+FFFD
+		default: // " \ /
+			dst = append(dst, e)
+		}
+	}
+	return dst
+}
+
+// hex4 reads four hex digits; a short or bad one reads as U+FFFD.
+func hex4(s []byte) (rune, []byte) {
+	if len(s) < 4 {
+		return utf8.RuneError, nil
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return utf8.RuneError, s[4:]
+		}
+	}
+	return r, s[4:]
+}
+
+func utf16IsHigh(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
+func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r < 0xE000 }
+
+func skipSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return skipSpace(b)
+}
+
+// entry reads a whole record; its strings are copies.
+func (f *fields) entry(e *Entry, scratch []byte) {
+	str := func(k int) string { return string(f.text(scratch[:0], k)) }
+	*e = Entry{
+		ID: str(1), Key: str(2), Provider: str(3), Credential: str(4), Model: str(5), UpstreamModel: str(6),
+		ClientDialect: str(7), UpstreamDialect: str(8), Transport: str(9), Status: int(f.int(10)), Cause: str(11),
+		Input: f.int(12), Output: f.int(13), CacheRead: f.int(14), CacheWrite: f.int(15), Reasoning: f.int(16),
+		Estimated: f.int(17) != 0, CostNanoUSD: f.int(18), Priced: f.int(19) != 0, APIEquivalent: f.int(20) != 0,
+		BytesIn: f.int(23), BytesOut: f.int(24), Guardrails: str(25),
+	}
+	e.Time = time.UnixMicro(f.int(0)).UTC()
+	e.Latency = time.Duration(f.int(21)) * time.Microsecond
+	e.TTFT = time.Duration(f.int(22)) * time.Microsecond
+}
