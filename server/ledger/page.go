@@ -1,7 +1,10 @@
 package ledger
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -57,8 +60,7 @@ func appendPage(dst []byte, rs []Record) (page []byte, n int, tsMin, tsMax int64
 // appendRecord appends r as a page's inner array. Names are cut and made
 // valid text as appendJSONText says.
 func appendRecord(dst []byte, r *Record) []byte {
-	dst = append(dst, '[')
-	dst = strconv.AppendInt(dst, r.Start, 10)
+	dst = appendSigned(append(dst, '['), r.Start)
 	dst = appendJSONText(append(dst, ','), r.ID.b[:r.ID.n], MaxID)
 	dst = appendJSONText(append(dst, ','), pool.S2B(r.Key), maxText)
 	dst = appendJSONText(append(dst, ','), pool.S2B(r.Provider), maxText)
@@ -88,9 +90,60 @@ func appendRecord(dst []byte, r *Record) []byte {
 }
 
 // appendInt appends a comma and v.
-func appendInt(dst []byte, v int64) []byte {
-	return strconv.AppendInt(append(dst, ','), v, 10)
+func appendInt(dst []byte, v int64) []byte { return appendSigned(append(dst, ','), v) }
+
+// appendSigned appends v in decimal.
+func appendSigned(dst []byte, v int64) []byte {
+	if v < 0 {
+		return appendUint(append(dst, '-'), uint64(-v)) // -MinInt64 is MinInt64: as uint64, right
+	}
+	return appendUint(dst, uint64(v))
 }
+
+// appendUint appends u in decimal, written in place two digits at a time
+// (strconv formats into a buffer of its own and copies it).
+func appendUint(dst []byte, u uint64) []byte {
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	n := decimalLen(u)
+	l := len(dst)
+	dst = slices.Grow(dst, n)[:l+n]
+	b := dst[l:]
+	for u >= 100 {
+		q := u / 100
+		r := 2 * (u - 100*q)
+		n -= 2
+		b[n], b[n+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		b[0], b[1] = digitPairs[2*u], digitPairs[2*u+1]
+	} else {
+		b[0] = byte('0' + u)
+	}
+	return dst
+}
+
+// decimalLen is how many decimal digits u has.
+func decimalLen(u uint64) int {
+	n := (bits.Len64(u) * 1233) >> 12 // about log10(u)
+	if n < len(pow10) && u >= pow10[n] {
+		n++
+	}
+	return max(n, 1)
+}
+
+var pow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 // appendBool appends a comma and v as 0 or 1, as SQLite stores a boolean.
 func appendBool(dst []byte, v bool) []byte {
@@ -108,13 +161,30 @@ func appendBool(dst []byte, v bool) []byte {
 // string of the page.
 func appendJSONText(dst, s []byte, max int) []byte {
 	s = wholeRunes(s[:min(len(s), max)], max)
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		if !plain[s[i]] {
-			return append(appendJSONTextSlow(append(dst, s[:i]...), s[i:]), '"')
+	i := plainPrefix(s)
+	if i == len(s) {
+		return append(append(append(dst, '"'), s...), '"')
+	}
+	return append(appendJSONTextSlow(append(append(dst, '"'), s[:i]...), s[i:]), '"')
+}
+
+// plainPrefix is the length of s's prefix of plain bytes, read eight at a
+// time: a word holds no byte to escape or check when none is 0x80 or more,
+// under 0x20, a quote or a backslash (each test is the classic "has a
+// zero byte" bit trick, exact for the word as a whole).
+func plainPrefix(s []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		if (x|(x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			break
 		}
 	}
-	return append(append(dst, s...), '"')
+	for ; i < len(s) && plain[s[i]]; i++ {
+	}
+	return i
 }
 
 func appendJSONTextSlow(dst, s []byte) []byte {
@@ -151,10 +221,10 @@ func appendJSONTextSlow(dst, s []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// plain marks the bytes a JSON string holds as they are: printable ASCII
+// plain marks the bytes a JSON string holds as they are: ASCII from 0x20
 // but the quote and the backslash.
 var plain = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
+	for c := 0x20; c < 0x80; c++ {
 		t[c] = c != '"' && c != '\\'
 	}
 	return t

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -30,4 +31,46 @@ func BenchmarkInsert(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAppendPage is the Go side of the writer's cost: a batch of 256
+// records appended as one page to a reused buffer. BenchmarkMarshalPage,
+// the baseline, marshals the same values with encoding/json.
+func BenchmarkAppendPage(b *testing.B) {
+	rs := benchRecords(256)
+	var buf []byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(rs) {
+		buf, _, _, _ = appendPage(buf[:0], rs)
+	}
+	b.SetBytes(int64(len(buf) / len(rs)))
+}
+
+func BenchmarkMarshalPage(b *testing.B) {
+	rs := benchRecords(256)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int
+	for i := 0; i < b.N; i += len(rs) {
+		page := make([][]any, 0, len(rs))
+		for j := range rs {
+			page = append(page, recordArgs(nil, &rs[j]))
+		}
+		out, err := json.Marshal(page)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(out)
+	}
+	b.SetBytes(int64(n / len(rs)))
+}
+
+func benchRecords(n int) []Record {
+	rs := make([]Record, n)
+	now := time.Now()
+	for i := range rs {
+		rs[i] = rec(now, fmt.Sprintf("c9488fec-%011d", i), "alice", "anthropic", "claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 200, 2900, 120, 43750, true)
+	}
+	return rs
 }
