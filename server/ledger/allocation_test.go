@@ -70,11 +70,10 @@ func TestWriterWakesPerBatch(t *testing.T) {
 }
 
 // TestInsertAllocs: the SQLite writer allocates nothing per record in Go:
-// a batch of 256 (one page, appended to a reused buffer) costs the same
-// few allocations as a batch of 1 (the transaction's and the page's
-// INSERT), give or take perPage: a count over 255 boxed into an argument,
-// and database/sql's own variation. An allocation per record would be
-// 256 more.
+// a batch of 256 (one page, appended to the writer's buffer) costs the
+// same few allocations as a batch of 1 (the transaction's context check
+// and nothing else), give or take perPage for the runtime's own
+// variation. An allocation per record would be 256 more.
 func TestInsertAllocs(t *testing.T) {
 	d := open(t, filepath.Join(t.TempDir(), "usage.db"))
 	now := time.Now()

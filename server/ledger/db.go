@@ -26,12 +26,12 @@ type DB struct {
 	schemaMu sync.Mutex
 	schemaOK bool // migrations applied
 
-	stmtMu  sync.Mutex
-	stmts   [maxChunkLog + 1]*sql.Stmt // PostgreSQL's INSERTs of 1<<k rows, prepared on first use
-	pageIns *sql.Stmt                  // SQLite's INSERT of a page, prepared on first use
+	stmtMu sync.Mutex
+	stmts  [maxChunkLog + 1]*sql.Stmt // PostgreSQL's INSERTs of 1<<k rows, prepared on first use
 
-	pageMu sync.Mutex // held while page is in use
-	page   []byte     // SQLite's page being written, reused (at most about pageBytes)
+	path   string     // the SQLite file
+	liteMu sync.Mutex // held around every use of lite
+	lite   *lite      // SQLite's writing connection, opened by the first Insert
 }
 
 // IsPostgres reports whether database names a PostgreSQL database (a
@@ -91,7 +91,7 @@ func OpenLazy(database string) (*DB, error) {
 			d.db.SetMaxIdleConns(1)
 		}
 	} else {
-		d.db, err = openSQLite(database)
+		d.path, d.db, err = openSQLite(database)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the usage ledger %s: %w", d.where, err)
@@ -107,38 +107,38 @@ func OpenLazy(database string) (*DB, error) {
 // write transactions that take the lock at BEGIN.
 const sqliteParams = "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-256)&_txlock=immediate"
 
-// openSQLite creates the file at path and returns the database/sql
-// handle that writes, migrates, queries and prunes it.
-func openSQLite(path string) (*sql.DB, error) {
+// openSQLite creates the file at path and returns its full path and the
+// database/sql handle that migrates, queries and prunes it.
+func openSQLite(path string) (string, *sql.DB, error) {
 	if strings.ContainsAny(path, "?#") {
-		return nil, errors.New("an SQLite path may not contain ? or #")
+		return "", nil, errors.New("an SQLite path may not contain ? or #")
 	}
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		path = filepath.Join(home, rest)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := f.Close(); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	db, err := sql.Open("sqlite", "file:"+path+sqliteParams)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	// Two connections: the writer's and one for queries and pruning
-	// beside it (WAL lets them run together); one kept while idle.
+	// Two connections for queries, pruning and migrations (Insert writes
+	// on its own: see lite), one kept while idle.
 	db.SetMaxOpenConns(2)
 	db.SetMaxIdleConns(1)
-	return db, nil
+	return path, db, nil
 }
 
 // String describes the database as Describe does.
@@ -156,11 +156,13 @@ func (d *DB) Close() error {
 			d.stmts[i] = nil
 		}
 	}
-	if d.pageIns != nil {
-		d.pageIns.Close() //nolint:errcheck // closing the database closes it anyway
-		d.pageIns = nil
-	}
 	d.stmtMu.Unlock()
+	d.liteMu.Lock()
+	if d.lite != nil {
+		d.lite.close()
+		d.lite = nil
+	}
+	d.liteMu.Unlock()
 	return d.db.Close()
 }
 

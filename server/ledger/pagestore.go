@@ -22,45 +22,25 @@ import (
 
 const insertPageSQL = "INSERT INTO usage_pages (ts_min, ts_max, n, records) VALUES (?, ?, ?, ?)"
 
-// insertPages writes rs as pages, one INSERT each, in one transaction:
-// all of them or none. The page is built in d.page, reused from batch to
-// batch (the driver copies it into SQLite's memory when binding it).
+// insertPages writes rs as pages through lite, opening it on first use. A
+// failed write closes it, so that the next one starts on a fresh
+// connection.
 func (d *DB) insertPages(ctx context.Context, rs []Record) error {
-	st, err := d.pageStmt(ctx)
-	if err != nil {
-		return err
-	}
-	d.pageMu.Lock()
-	defer d.pageMu.Unlock()
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	ins := tx.StmtContext(ctx, st)
-	for len(rs) > 0 {
-		page, n, lo, hi := appendPage(d.page[:0], rs)
-		d.page = page
-		if _, err := ins.ExecContext(ctx, lo, hi, int64(n), pool.B2S(page)); err != nil {
+	d.liteMu.Lock()
+	defer d.liteMu.Unlock()
+	if d.lite == nil {
+		l, err := openLite(d.path)
+		if err != nil {
 			return err
 		}
-		rs = rs[n:]
+		d.lite = l
 	}
-	return tx.Commit()
-}
-
-// pageStmt is the prepared INSERT of one page.
-func (d *DB) pageStmt(ctx context.Context) (*sql.Stmt, error) {
-	d.stmtMu.Lock()
-	defer d.stmtMu.Unlock()
-	if d.pageIns == nil {
-		st, err := d.db.PrepareContext(ctx, insertPageSQL)
-		if err != nil {
-			return nil, err
-		}
-		d.pageIns = st
+	err := d.lite.insert(ctx, rs)
+	if err != nil {
+		d.lite.close()
+		d.lite = nil
 	}
-	return d.pageIns, nil
+	return err
 }
 
 // pageRow is one row of usage_pages as a query reads it. records is

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"slipstream/pool"
 )
 
 // BenchmarkInsert is the writer's cost per record into SQLite: batches of
@@ -19,14 +21,9 @@ func BenchmarkInsert(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer d.Close()
-	const batch = 256
-	rs := make([]Record, batch)
-	now := time.Now()
-	for i := range rs {
-		rs[i] = rec(now, fmt.Sprintf("c9488fec-%011d", i), "alice", "anthropic", "claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 200, 2900, 120, 43750, true)
-	}
+	rs := benchRecords(256)
 	b.ResetTimer()
-	for i := 0; i < b.N; i += batch {
+	for i := 0; i < b.N; i += len(rs) {
 		if err := d.Insert(context.Background(), rs); err != nil {
 			b.Fatal(err)
 		}
@@ -73,4 +70,40 @@ func benchRecords(n int) []Record {
 		rs[i] = rec(now, fmt.Sprintf("c9488fec-%011d", i), "alice", "anthropic", "claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 200, 2900, 120, 43750, true)
 	}
 	return rs
+}
+
+// BenchmarkInsertSQL is BenchmarkInsert's baseline: the same pages
+// written through database/sql, one prepared INSERT per page. lite (the C
+// API) stays only while BenchmarkInsert costs less CPU than this.
+func BenchmarkInsertSQL(b *testing.B) {
+	d, err := Open(context.Background(), filepath.Join(b.TempDir(), "usage.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	rs := benchRecords(256)
+	st, err := d.db.Prepare(insertPageSQL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var page []byte
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(rs) {
+		tx, err := d.db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rest := rs; len(rest) > 0; {
+			var n int
+			var lo, hi int64
+			page, n, lo, hi = appendPage(page[:0], rest)
+			if _, err := tx.Stmt(st).Exec(lo, hi, int64(n), pool.B2S(page)); err != nil {
+				b.Fatal(err)
+			}
+			rest = rest[n:]
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
