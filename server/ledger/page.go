@@ -3,8 +3,6 @@ package ledger
 import (
 	"encoding/binary"
 	"errors"
-	"math/bits"
-	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -100,47 +98,32 @@ func appendSigned(dst []byte, v int64) []byte {
 	return appendUint(dst, uint64(v))
 }
 
-// appendUint appends u in decimal, written in place two digits at a time
+// appendUint appends u in decimal. Most numbers of a record have one to
+// four digits: each is one append; longer ones go four digits at a time
 // (strconv formats into a buffer of its own and copies it).
 func appendUint(dst []byte, u uint64) []byte {
-	if u < 10 {
+	switch {
+	case u < 10:
 		return append(dst, byte('0'+u))
-	}
-	n := decimalLen(u)
-	l := len(dst)
-	dst = slices.Grow(dst, n)[:l+n]
-	b := dst[l:]
-	for u >= 100 {
+	case u < 100:
+		return append(dst, digitPairs[2*u], digitPairs[2*u+1])
+	case u < 1000:
 		q := u / 100
 		r := 2 * (u - 100*q)
-		n -= 2
-		b[n], b[n+1] = digitPairs[r], digitPairs[r+1]
-		u = q
+		return append(dst, byte('0'+q), digitPairs[r], digitPairs[r+1])
+	case u < 10000:
+		return append4(dst, u)
 	}
-	if u >= 10 {
-		b[0], b[1] = digitPairs[2*u], digitPairs[2*u+1]
-	} else {
-		b[0] = byte('0' + u)
-	}
-	return dst
+	q := u / 10000
+	return append4(appendUint(dst, q), u-10000*q)
 }
 
-// decimalLen is how many decimal digits u has.
-func decimalLen(u uint64) int {
-	n := (bits.Len64(u) * 1233) >> 12 // about log10(u)
-	if n < len(pow10) && u >= pow10[n] {
-		n++
-	}
-	return max(n, 1)
+// append4 appends u < 10000 as four digits, zeros leading.
+func append4(dst []byte, u uint64) []byte {
+	q := u / 100
+	a, b := 2*q, 2*(u-100*q)
+	return append(dst, digitPairs[a], digitPairs[a+1], digitPairs[b], digitPairs[b+1])
 }
-
-var pow10 = func() (p [20]uint64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
 
 const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
 	"404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
