@@ -35,6 +35,7 @@ type lite struct {
 	end   uintptr // sqlite3_stmt*: COMMIT
 	arena uintptr // C buffer of arenaSize bytes: the page
 	page  []byte  // the arena as Go sees it
+	w     pageWriter
 }
 
 // maxRecordBytes bounds one record as appendRecord writes it: each byte
@@ -163,7 +164,7 @@ func (l *lite) insertPage(ctx context.Context, rs []Record) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	page, n, lo, hi := appendPage(l.page[:0], rs)
+	page, n, lo, hi := l.w.appendPage(l.page[:0], rs)
 	if &page[0] != &l.page[:1][0] {
 		panic("BUG: a usage page outgrew the writer's buffer")
 	}

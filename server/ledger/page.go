@@ -37,10 +37,25 @@ const maxText = 512
 // errPage reports a page whose records are not the format above.
 var errPage = errors.New("a usage page is not an array of records")
 
+// pageWriter appends records as pages. It remembers each name's last
+// value and encoding: the records of a batch mostly repeat their key,
+// provider, credential, dialects and models, which are then copied rather
+// than cut, checked and escaped again. The zero value works; one writer
+// reuses it from batch to batch, and it allocates only when a name is
+// longer than any before it in its place.
+type pageWriter struct {
+	memo [numColumns]textMemo // by column
+}
+
+// textMemo is a name as given and as appendJSONText appended it.
+type textMemo struct {
+	in, out []byte
+}
+
 // appendPage appends rs as one page (at most pageRecords of them, fewer
 // when pageBytes is reached first) and returns the page, how many records
 // it holds and their earliest and latest ts.
-func appendPage(dst []byte, rs []Record) (page []byte, n int, tsMin, tsMax int64) {
+func (w *pageWriter) appendPage(dst []byte, rs []Record) (page []byte, n int, tsMin, tsMax int64) {
 	dst = append(dst, '[')
 	tsMin, tsMax = rs[0].Start, rs[0].Start
 	for n < len(rs) && n < pageRecords && len(dst) < pageBytes {
@@ -48,7 +63,7 @@ func appendPage(dst []byte, rs []Record) (page []byte, n int, tsMin, tsMax int64
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendRecord(dst, r)
+		dst = w.appendRecord(dst, r)
 		tsMin, tsMax = min(tsMin, r.Start), max(tsMax, r.Start)
 		n++
 	}
@@ -57,19 +72,19 @@ func appendPage(dst []byte, rs []Record) (page []byte, n int, tsMin, tsMax int64
 
 // appendRecord appends r as a page's inner array. Names are cut and made
 // valid text as appendJSONText says.
-func appendRecord(dst []byte, r *Record) []byte {
+func (w *pageWriter) appendRecord(dst []byte, r *Record) []byte {
 	dst = appendSigned(append(dst, '['), r.Start)
 	dst = appendJSONText(append(dst, ','), r.ID.b[:r.ID.n], MaxID)
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.Key), maxText)
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.Provider), maxText)
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.Credential), maxText)
-	dst = appendJSONText(append(dst, ','), r.Model.b[:r.Model.n], MaxName)
-	dst = appendJSONText(append(dst, ','), r.UpstreamModel.b[:r.UpstreamModel.n], MaxName)
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.ClientDialect), maxText)
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.UpstreamDialect), maxText)
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.Transport.String()), maxText)
+	dst = w.text(dst, 2, pool.S2B(r.Key), maxText)
+	dst = w.text(dst, 3, pool.S2B(r.Provider), maxText)
+	dst = w.text(dst, 4, pool.S2B(r.Credential), maxText)
+	dst = w.text(dst, 5, r.Model.b[:r.Model.n], MaxName)
+	dst = w.text(dst, 6, r.UpstreamModel.b[:r.UpstreamModel.n], MaxName)
+	dst = w.text(dst, 7, pool.S2B(r.ClientDialect), maxText)
+	dst = w.text(dst, 8, pool.S2B(r.UpstreamDialect), maxText)
+	dst = w.text(dst, 9, pool.S2B(r.Transport.String()), maxText)
 	dst = appendInt(dst, int64(r.Status))
-	dst = appendJSONText(append(dst, ','), pool.S2B(r.Cause), maxText)
+	dst = w.text(dst, 11, pool.S2B(r.Cause), maxText)
 	dst = appendInt(dst, r.Input)
 	dst = appendInt(dst, r.Output)
 	dst = appendInt(dst, r.CacheRead)
@@ -83,8 +98,22 @@ func appendRecord(dst []byte, r *Record) []byte {
 	dst = appendInt(dst, r.TTFT.Microseconds())
 	dst = appendInt(dst, r.BytesIn)
 	dst = appendInt(dst, r.BytesOut)
-	dst = appendJSONText(append(dst, ','), r.Guardrails.b[:r.Guardrails.n], MaxName)
+	dst = w.text(dst, 25, r.Guardrails.b[:r.Guardrails.n], MaxName)
 	return append(dst, ']')
+}
+
+// text appends a comma and s as appendJSONText does, from column k's memo
+// when s is its last value there.
+func (w *pageWriter) text(dst []byte, k int, s []byte, max int) []byte {
+	m := &w.memo[k]
+	if string(s) == string(m.in) && m.out != nil {
+		return append(dst, m.out...)
+	}
+	start := len(dst)
+	dst = appendJSONText(append(dst, ','), s, max)
+	m.in = append(m.in[:0], s...)
+	m.out = append(m.out[:0], dst[start:]...)
+	return dst
 }
 
 // appendInt appends a comma and v.

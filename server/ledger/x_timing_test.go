@@ -36,10 +36,11 @@ func BenchmarkInsert(b *testing.B) {
 func BenchmarkAppendPage(b *testing.B) {
 	rs := benchRecords(256)
 	var buf []byte
+	var w pageWriter
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i += len(rs) {
-		buf, _, _, _ = appendPage(buf[:0], rs)
+		buf, _, _, _ = w.appendPage(buf[:0], rs)
 	}
 	b.SetBytes(int64(len(buf) / len(rs)))
 }
@@ -87,6 +88,7 @@ func BenchmarkInsertSQL(b *testing.B) {
 		b.Fatal(err)
 	}
 	var page []byte
+	var w pageWriter
 	b.ResetTimer()
 	for i := 0; i < b.N; i += len(rs) {
 		tx, err := d.db.Begin()
@@ -96,7 +98,7 @@ func BenchmarkInsertSQL(b *testing.B) {
 		for rest := rs; len(rest) > 0; {
 			var n int
 			var lo, hi int64
-			page, n, lo, hi = appendPage(page[:0], rest)
+			page, n, lo, hi = w.appendPage(page[:0], rest)
 			if _, err := tx.Stmt(st).Exec(lo, hi, int64(n), pool.B2S(page)); err != nil {
 				b.Fatal(err)
 			}
