@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"strconv"
@@ -242,87 +243,75 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// nextRecord returns the first record of page (an inner array, brackets
-// included) and the rest of the page after it. page starts at the page's
-// opening bracket or at the comma or bracket after a record; at the end
-// of the page it returns a nil record.
-func nextRecord(page []byte) (rec, tail []byte, err error) {
-	page = skipSpace(page)
-	if len(page) == 0 || page[0] != '[' && page[0] != ',' && page[0] != ']' {
-		return nil, nil, errPage
-	}
-	if page[0] == ']' {
-		return nil, page[1:], nil
-	}
-	page = skipSpace(page[1:])
-	if len(page) > 0 && page[0] == ']' { // an empty page
-		return nil, page[1:], nil
-	}
-	if len(page) == 0 || page[0] != '[' {
-		return nil, nil, errPage
-	}
-	for i := 1; i < len(page); i++ {
-		switch page[i] {
-		case ']':
-			return page[:i+1], page[i+1:], nil
-		case '"':
-			end, err := stringEnd(page, i)
-			if err != nil {
-				return nil, nil, err
-			}
-			i = end
-		}
-	}
-	return nil, nil, errPage
-}
-
-// stringEnd is the index of the quote that closes the JSON string whose
-// opening quote is b[i].
-func stringEnd(b []byte, i int) (int, error) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			return i, nil
-		case '\\':
-			i++
-		}
-	}
-	return 0, errPage
-}
-
 // fields are a record's values as raw JSON: numbers as they are written,
 // strings with their quotes (see text). They are views into the page.
 type fields [numColumns][]byte
 
-// split splits rec, an inner array from nextRecord, into f.
-func (f *fields) split(rec []byte) error {
-	rec = rec[1 : len(rec)-1]
+// next reads the first record of page into f, in one pass, and returns
+// the record (its inner array, brackets included) and the rest of the
+// page after it. page starts at the page's opening bracket or at the
+// comma or bracket after a record; at the end of the page next returns a
+// nil record.
+func (f *fields) next(page []byte) (rec, tail []byte, err error) {
+	b := skipSpace(page)
+	if len(b) == 0 || b[0] != '[' && b[0] != ',' && b[0] != ']' {
+		return nil, nil, errPage
+	}
+	if b[0] == ']' {
+		return nil, b[1:], nil
+	}
+	b = skipSpace(b[1:])
+	if len(b) > 0 && b[0] == ']' { // an empty page
+		return nil, b[1:], nil
+	}
+	if len(b) == 0 || b[0] != '[' {
+		return nil, nil, errPage
+	}
+	start := b
+	i := 1
 	for k := range f {
-		rec = skipSpace(rec)
-		end := 0
-		if len(rec) > 0 && rec[0] == '"' {
-			e, err := stringEnd(rec, 0)
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		v := i
+		if i < len(b) && b[i] == '"' {
+			end, err := stringEnd(b, i)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			end = e + 1
+			i = end + 1
 		}
-		for end < len(rec) && rec[end] != ',' {
-			end++
+		for i < len(b) && b[i] != ',' && b[i] != ']' {
+			i++
 		}
-		f[k] = trimSpace(rec[:end])
-		if k < len(f)-1 {
-			if end == len(rec) {
-				return errPage
-			}
-			end++
+		f[k] = trimSpace(b[v:i])
+		if i == len(b) || k < len(f)-1 && b[i] != ',' || k == len(f)-1 && b[i] != ']' {
+			return nil, nil, errPage
 		}
-		rec = rec[end:]
+		i++
 	}
-	if len(skipSpace(rec)) != 0 {
-		return errPage
+	return start[:i], b[i:], nil
+}
+
+// stringEnd is the index of the quote that closes the JSON string whose
+// opening quote is b[i]: the next quote after an even run of
+// backslashes.
+func stringEnd(b []byte, i int) (int, error) {
+	for i++; ; {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return 0, errPage
+		}
+		i += q
+		bs := 0
+		for bs < i && b[i-1-bs] == '\\' {
+			bs++
+		}
+		if bs%2 == 0 {
+			return i, nil
+		}
+		i++
 	}
-	return nil
 }
 
 // int reads field k as a number: an integer (a boolean 0 or 1), as the
@@ -451,15 +440,17 @@ func hex4(s []byte) (rune, []byte) {
 func utf16IsHigh(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
 func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r < 0xE000 }
 
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
 func skipSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
+	for len(b) > 0 && isSpace(b[0]) {
 		b = b[1:]
 	}
 	return b
 }
 
 func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == '\t') {
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
 		b = b[:len(b)-1]
 	}
 	return skipSpace(b)

@@ -76,11 +76,8 @@ func (d *DB) eachPage(ctx context.Context, q string, fn func(p *pageRow) (bool, 
 // page, until fn returns false.
 func eachRecord(page []byte, f *fields, fn func(i int, rec []byte, f *fields) bool) error {
 	for i := 0; ; i++ {
-		rec, tail, err := nextRecord(page)
+		rec, tail, err := f.next(page)
 		if err != nil || rec == nil {
-			return err
-		}
-		if err := f.split(rec); err != nil {
 			return err
 		}
 		if !fn(i, rec, f) {

@@ -109,3 +109,52 @@ func BenchmarkInsertSQL(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkQueries reads a ledger of queryRecords records (30 days, 20
+// keys, 5 models, written in batches of 256): Totals over everything and
+// over one day, Latest(50), and Range of the first 1000 of a day. Each
+// op is one query.
+func BenchmarkQueries(b *testing.B) {
+	const queryRecords = 1 << 20
+	d, err := Open(context.Background(), filepath.Join(b.TempDir(), "usage.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	step := 30 * 24 * time.Hour / queryRecords
+	batch := make([]Record, 0, 256)
+	for i := range queryRecords {
+		at := start.Add(time.Duration(i) * step).Add(-time.Duration(i%7) * time.Second) // finish order
+		key, model := fmt.Sprintf("key-%02d", i%20), fmt.Sprintf("model-%d", i%5)
+		batch = append(batch, rec(at, fmt.Sprintf("c9488fec-%011d", i), key, "anthropic", model, model, 200, 2900, 120, 43750, true))
+		if len(batch) == cap(batch) || i == queryRecords-1 {
+			if err := d.Insert(context.Background(), batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	day := start.Add(15 * 24 * time.Hour)
+	ctx := context.Background()
+	for _, q := range []struct {
+		name string
+		f    func() (int, error)
+	}{
+		{"TotalsAll", func() (int, error) { ts, err := d.Totals(ctx, ByKey, time.Time{}, time.Time{}); return len(ts), err }},
+		{"TotalsDay", func() (int, error) {
+			ts, err := d.Totals(ctx, ByModel, day, day.Add(24*time.Hour))
+			return len(ts), err
+		}},
+		{"Latest50", func() (int, error) { es, err := d.Latest(ctx, 50); return len(es), err }},
+		{"Range1000", func() (int, error) { es, err := d.Range(ctx, day, day.Add(24*time.Hour), 1000); return len(es), err }},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			for range b.N {
+				if n, err := q.f(); err != nil || n == 0 {
+					b.Fatal(n, err)
+				}
+			}
+		})
+	}
+}
