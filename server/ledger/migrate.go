@@ -94,8 +94,10 @@ var migrations = []migration{{
 	// order of usage_records' columns. The rows of version 2 move into
 	// pages in the order of their ids, and a view keeps usage_records'
 	// name and columns for an operator's SQL; its id is the page's id
-	// times 1024 plus the record's place in the page. PostgreSQL keeps its
-	// rows: no statements.
+	// times 1024 plus the record's place in the page. The view reads with
+	// json_extract rather than ->>, which an sqlite3 older than 3.38 would
+	// not parse (and so refuse the whole file). PostgreSQL keeps its rows:
+	// no statements.
 	version: 3,
 	sqlite: []string{
 		`CREATE TABLE usage_pages (
@@ -123,12 +125,15 @@ var migrations = []migration{{
 				cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated, cost_nano_usd,
 				priced, api_equivalent, latency_us, ttft_us, bytes_in, bytes_out, guardrails
 			) AS SELECT
-				p.id * 1024 + j.key, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3,
-				j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8,
-				j.value ->> 9, j.value ->> 10, j.value ->> 11, j.value ->> 12, j.value ->> 13,
-				j.value ->> 14, j.value ->> 15, j.value ->> 16, j.value ->> 17, j.value ->> 18,
-				j.value ->> 19, j.value ->> 20, j.value ->> 21, j.value ->> 22, j.value ->> 23,
-				j.value ->> 24, j.value ->> 25
+				p.id * 1024 + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),
+				json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'),
+				json_extract(j.value, '$[5]'), json_extract(j.value, '$[6]'), json_extract(j.value, '$[7]'),
+				json_extract(j.value, '$[8]'), json_extract(j.value, '$[9]'), json_extract(j.value, '$[10]'),
+				json_extract(j.value, '$[11]'), json_extract(j.value, '$[12]'), json_extract(j.value, '$[13]'),
+				json_extract(j.value, '$[14]'), json_extract(j.value, '$[15]'), json_extract(j.value, '$[16]'),
+				json_extract(j.value, '$[17]'), json_extract(j.value, '$[18]'), json_extract(j.value, '$[19]'),
+				json_extract(j.value, '$[20]'), json_extract(j.value, '$[21]'), json_extract(j.value, '$[22]'),
+				json_extract(j.value, '$[23]'), json_extract(j.value, '$[24]'), json_extract(j.value, '$[25]')
 			FROM usage_pages AS p, json_each(p.records) AS j`,
 	},
 }}
