@@ -21,9 +21,10 @@ const maxChunkLog = 7
 
 // Insert writes rs in one transaction: all of them or none. It applies
 // the migrations first when Open could not. SQLite's records go into
-// pages (insertPages); PostgreSQL's rows in chunks of 128, 64, ... 1 rows, each chunk size an
-// INSERT prepared once per DB: parsing a statement of thousands of
-// parameters for every batch cost more than writing its rows.
+// pages (insertPages); PostgreSQL's rows in chunks of 128, 64, ... 1
+// rows, each chunk size an INSERT prepared once per DB: parsing a
+// statement of thousands of parameters for every batch cost more than
+// writing its rows.
 func (d *DB) Insert(ctx context.Context, rs []Record) error {
 	if len(rs) == 0 {
 		return nil

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,8 +11,8 @@ import (
 	"slipstream/pool"
 )
 
-// prunePageChunk is how many pages one DELETE of Prune removes (at most
-// pruneChunk records' worth of pages of a full size).
+// prunePageChunk is how many pages one DELETE of Prune removes (about
+// pruneChunk records' worth of full pages).
 const prunePageChunk = pruneChunk/pageRecords + 1
 
 // prunePages is Prune over pages: the pages wholly before cut are
@@ -71,7 +72,7 @@ func (d *DB) trimPage(ctx context.Context, cut int64) (removed int64, more bool,
 	var id int64
 	var records string
 	err = tx.QueryRowContext(ctx, "SELECT id, records FROM usage_pages WHERE ts_min < ? AND ts_max >= ? LIMIT 1", cut, cut).Scan(&id, &records)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, tx.Commit()
 	}
 	if err != nil {

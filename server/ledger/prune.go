@@ -20,10 +20,7 @@ func (d *DB) Prune(ctx context.Context, t time.Time) (int64, error) {
 	if !d.postgres {
 		return d.prunePages(ctx, t.UnixMicro())
 	}
-	q := "DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE ts < ? LIMIT ?)"
-	if d.postgres {
-		q = "DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE ts < $1 LIMIT $2)"
-	}
+	const q = "DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE ts < $1 LIMIT $2)"
 	var total int64
 	for {
 		res, err := d.db.ExecContext(ctx, q, t.UnixMicro(), pruneChunk)
