@@ -134,8 +134,8 @@ func openSQLite(path string) (string, *sql.DB, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	// One connection for queries, pruning and migrations (Insert writes
-	// on its own: see lite), kept while in use.
+	// Two connections for queries, pruning and migrations (Insert writes
+	// on its own: see lite), one kept while idle.
 	db.SetMaxOpenConns(2)
 	db.SetMaxIdleConns(1)
 	return path, db, nil

@@ -8,7 +8,7 @@ import (
 )
 
 // columns are usage_records' columns as Insert writes them, in the order
-// of recordArgs.
+// of recordArgs and of a page's values (page.go).
 const columns = "ts, request_id, key_name, provider, credential, model, upstream_model, client_dialect, upstream_dialect, transport, " +
 	"status, cause, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated, " +
 	"cost_nano_usd, priced, api_equivalent, latency_us, ttft_us, bytes_in, bytes_out, guardrails"
@@ -20,10 +20,11 @@ const numColumns = 26
 const maxChunkLog = 7
 
 // Insert writes rs in one transaction: all of them or none. It applies
-// the migrations first when Open could not. SQLite's rows go through lite;
-// PostgreSQL's in chunks of 128, 64, ... 1 rows, each chunk size an
-// INSERT prepared once per DB: parsing a statement of thousands of
-// parameters for every batch cost more than writing its rows.
+// the migrations first when Open could not. SQLite's records go into
+// pages (insertPages); PostgreSQL's rows in chunks of 128, 64, ... 1
+// rows, each chunk size an INSERT prepared once per DB: parsing a
+// statement of thousands of parameters for every batch cost more than
+// writing its rows.
 func (d *DB) Insert(ctx context.Context, rs []Record) error {
 	if len(rs) == 0 {
 		return nil
@@ -32,7 +33,7 @@ func (d *DB) Insert(ctx context.Context, rs []Record) error {
 		return err
 	}
 	if !d.postgres {
-		return d.insertLite(ctx, rs)
+		return d.insertPages(ctx, rs)
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -102,24 +103,4 @@ func recordArgs(args []any, r *Record) []any {
 		int64(r.Status), clean(r.Cause), r.Input, r.Output, r.CacheRead, r.CacheWrite, r.Reasoning, r.Estimated,
 		r.CostNanoUSD, r.Priced, r.APIEquivalent, r.Latency.Microseconds(), r.TTFT.Microseconds(), r.BytesIn, r.BytesOut,
 		clean(r.Guardrails.String()))
-}
-
-// insertLite writes rs through lite, opening it on first use. A failed
-// write closes it, so that the next one starts on a fresh connection.
-func (d *DB) insertLite(ctx context.Context, rs []Record) error {
-	d.liteMu.Lock()
-	defer d.liteMu.Unlock()
-	if d.lite == nil {
-		l, err := openLite(d.path)
-		if err != nil {
-			return err
-		}
-		d.lite = l
-	}
-	err := d.lite.insert(ctx, rs)
-	if err != nil {
-		d.lite.close()
-		d.lite = nil
-	}
-	return err
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // A migration moves the schema from version-1 to version, with
-// statements for each database. Migrations are only ever appended: a
+// statements for each database (none: that database's schema does not
+// change, and the version is recorded all the same). Migrations are only ever appended: a
 // released one is never edited.
 type migration struct {
 	version          int
@@ -87,6 +88,54 @@ var migrations = []migration{{
 	version:  2,
 	sqlite:   []string{`ALTER TABLE usage_records ADD COLUMN guardrails TEXT NOT NULL DEFAULT ''`},
 	postgres: []string{`ALTER TABLE usage_records ADD COLUMN guardrails TEXT NOT NULL DEFAULT ''`},
+}, {
+	// SQLite stores records in pages (page.go): one row of usage_pages
+	// holds up to 512 of them as a JSON array of arrays, values in the
+	// order of usage_records' columns. The rows of version 2 move into
+	// pages in the order of their ids, and a view keeps usage_records'
+	// name and columns for an operator's SQL; its id is the page's id
+	// times 1024 plus the record's place in the page. The view reads with
+	// json_extract rather than ->>, which an sqlite3 older than 3.38 would
+	// not parse (and so refuse the whole file). PostgreSQL keeps its rows:
+	// no statements.
+	version: 3,
+	sqlite: []string{
+		`CREATE TABLE usage_pages (
+			id INTEGER PRIMARY KEY,
+			ts_min INTEGER NOT NULL,
+			ts_max INTEGER NOT NULL,
+			n INTEGER NOT NULL,
+			records TEXT NOT NULL
+		)`,
+		`CREATE INDEX usage_pages_ts_max ON usage_pages (ts_max, ts_min)`,
+		`CREATE INDEX usage_pages_ts_min ON usage_pages (ts_min, ts_max)`,
+		`INSERT INTO usage_pages (ts_min, ts_max, n, records)
+			SELECT MIN(ts), MAX(ts), COUNT(*), json_group_array(json_array(
+				ts, request_id, key_name, provider, credential, model, upstream_model, client_dialect,
+				upstream_dialect, transport, status, cause, input_tokens, output_tokens,
+				cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated, cost_nano_usd,
+				priced, api_equivalent, latency_us, ttft_us, bytes_in, bytes_out, guardrails
+			) ORDER BY id)
+			FROM (SELECT *, (row_number() OVER (ORDER BY id) - 1) / 512 AS page FROM usage_records)
+			GROUP BY page ORDER BY page`,
+		`DROP TABLE usage_records`,
+		`CREATE VIEW usage_records (id,
+				ts, request_id, key_name, provider, credential, model, upstream_model, client_dialect,
+				upstream_dialect, transport, status, cause, input_tokens, output_tokens,
+				cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated, cost_nano_usd,
+				priced, api_equivalent, latency_us, ttft_us, bytes_in, bytes_out, guardrails
+			) AS SELECT
+				p.id * 1024 + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),
+				json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'),
+				json_extract(j.value, '$[5]'), json_extract(j.value, '$[6]'), json_extract(j.value, '$[7]'),
+				json_extract(j.value, '$[8]'), json_extract(j.value, '$[9]'), json_extract(j.value, '$[10]'),
+				json_extract(j.value, '$[11]'), json_extract(j.value, '$[12]'), json_extract(j.value, '$[13]'),
+				json_extract(j.value, '$[14]'), json_extract(j.value, '$[15]'), json_extract(j.value, '$[16]'),
+				json_extract(j.value, '$[17]'), json_extract(j.value, '$[18]'), json_extract(j.value, '$[19]'),
+				json_extract(j.value, '$[20]'), json_extract(j.value, '$[21]'), json_extract(j.value, '$[22]'),
+				json_extract(j.value, '$[23]'), json_extract(j.value, '$[24]'), json_extract(j.value, '$[25]')
+			FROM usage_pages AS p, json_each(p.records) AS j`,
+	},
 }}
 
 // SchemaVersion is the schema version this slipstream writes.

@@ -62,13 +62,18 @@ type Total struct {
 
 // Totals sums the records of requests that arrived in [from, to), grouped
 // by g, in ascending order of the group. A zero from or to leaves that
-// end open.
+// end open. PostgreSQL sums in SQL over its rows; SQLite's pages are
+// summed in Go (totalsPages) to the same results.
 func (d *DB) Totals(ctx context.Context, g Group, from, to time.Time) (_ []Total, err error) {
 	if _, err := ParseGroup(string(g)); err != nil {
 		return nil, err
 	}
 	if err := d.ensureSchema(ctx); err != nil {
 		return nil, err
+	}
+	lo, hi := bounds(from, to)
+	if !d.postgres {
+		return d.totalsPages(ctx, g, lo, hi)
 	}
 	q := "SELECT " + g.expr() + `, COUNT(*),
 		SUM(CASE WHEN status >= 400 OR cause <> '' THEN 1 ELSE 0 END),
@@ -78,7 +83,6 @@ func (d *DB) Totals(ctx context.Context, g Group, from, to time.Time) (_ []Total
 		CAST(SUM(CASE WHEN priced THEN cost_nano_usd ELSE 0 END) AS BIGINT),
 		SUM(CASE WHEN NOT priced AND input_tokens + output_tokens + cache_read_tokens + cache_write_tokens > 0 THEN 1 ELSE 0 END)
 		FROM usage_records WHERE ts >= ` + d.param(1) + " AND ts < " + d.param(2) + " GROUP BY 1 ORDER BY 1"
-	lo, hi := bounds(from, to)
 	rows, err := d.db.QueryContext(ctx, q, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
@@ -137,15 +141,27 @@ func (d *DB) param(n int) string {
 }
 
 // Latest returns the records of the n requests that arrived last, newest
-// first.
+// first (of those that arrived at once, the last written first).
 func (d *DB) Latest(ctx context.Context, n int) ([]Entry, error) {
+	if err := d.ensureSchema(ctx); err != nil {
+		return nil, err
+	}
+	if !d.postgres {
+		return d.latestPages(ctx, n)
+	}
 	return d.entries(ctx, "SELECT "+columns+" FROM usage_records ORDER BY ts DESC, id DESC LIMIT "+d.param(1), n)
 }
 
 // Range returns the records of requests that arrived in [from, to), in
 // order of arrival, at most limit of them (the first ones).
 func (d *DB) Range(ctx context.Context, from, to time.Time, limit int) ([]Entry, error) {
+	if err := d.ensureSchema(ctx); err != nil {
+		return nil, err
+	}
 	lo, hi := bounds(from, to)
+	if !d.postgres {
+		return d.rangePages(ctx, lo, hi, limit)
+	}
 	q := "SELECT " + columns + " FROM usage_records WHERE ts >= " + d.param(1) + " AND ts < " + d.param(2) + " ORDER BY ts, id LIMIT " + d.param(3)
 	return d.entries(ctx, q, lo, hi, limit)
 }
@@ -183,6 +199,9 @@ func (d *DB) entries(ctx context.Context, q string, args ...any) (_ []Entry, err
 func (d *DB) Count(ctx context.Context) (int64, error) {
 	if err := d.ensureSchema(ctx); err != nil {
 		return 0, err
+	}
+	if !d.postgres {
+		return d.countPages(ctx)
 	}
 	var n int64
 	err := d.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM usage_records").Scan(&n)
