@@ -46,8 +46,9 @@ func (e *Env) logf(format string, args ...any) {
 func (e *Env) targets(want ...string) []string {
 	var out []string
 	for _, t := range want {
-		slip := t == "slipstream" || t == "guarded" // need the binary
-		if (len(e.Opts.Targets) == 0 || contains(e.Opts.Targets, t) || (t == "guarded" && contains(e.Opts.Targets, "slipstream"))) && (!slip || e.Slipstream != "") {
+		variant := t == "guarded" || t == "ledgerless" // slipstream configured otherwise
+		slip := t == "slipstream" || variant           // need the binary
+		if (len(e.Opts.Targets) == 0 || contains(e.Opts.Targets, t) || (variant && contains(e.Opts.Targets, "slipstream"))) && (!slip || e.Slipstream != "") {
 			out = append(out, t)
 		}
 	}
@@ -75,6 +76,9 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 	case "guarded":
 		lim.Guardrails = true
 		return e.startSlipstream(e.Stub.URL(), lim, env...)
+	case "ledgerless":
+		lim.NoLedger = true
+		return e.startSlipstream(e.Stub.URL(), lim, env...)
 	}
 	return nil, fmt.Errorf("cannot start target %q: unknown", target)
 }
@@ -82,7 +86,7 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 // startSlipstream starts slipstream on a generated config whose providers
 // point at stubURL.
 func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (*Proc, error) {
-	lim.NoLedger = e.Opts.NoLedger
+	lim.NoLedger = lim.NoLedger || e.Opts.NoLedger
 	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err

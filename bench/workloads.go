@@ -25,6 +25,7 @@ var Workloads = []Workload{
 	{"ws", runWS},
 	{"live", runLive},
 	{"guard", runGuard},
+	{"ledger", runLedger},
 }
 
 // Sizes of the generated bodies.
