@@ -27,39 +27,44 @@ func (p *pairedBudget) run(ctx context.Context, env *Env, cases []loadCase) {
 	}
 	for i := 0; i < len(cases) && ctx.Err() == nil; i++ {
 		lc := &cases[i]
-		without, with, x := env.measurePaired(ctx, *lc, p.without, p.with)
+		without, with, xs := env.measurePaired(ctx, *lc, p.without, p.with)
 		env.Report.Add(without)
 		env.Report.Add(with)
 		if without.Failed || with.Failed || without.CPUPerReqUs == 0 {
 			continue
 		}
+		if len(xs) == 0 {
+			continue
+		}
+		x, lo, hi := xs[len(xs)/2], xs[len(xs)/4], xs[(3*len(xs))/4]
 		budget := p.budget(lc)
 		verdict := "within"
 		if x > budget {
 			verdict = "OVER"
 		}
-		env.Report.Notef("%s: %s: on %.0f us/req, off %.0f us/req: %+.1f%% (median of %d paired runs; budget +%.0f%%, %s)",
-			p.label, lc.name, with.CPUPerReqUs, without.CPUPerReqUs, 100*x, without.Runs, 100*budget, verdict)
+		env.Report.Notef("%s: %s: on %.0f us/req, off %.0f us/req: %+.1f%% (median of %d paired runs, middle half %+.1f%% to %+.1f%%; budget +%.0f%%, %s)",
+			p.label, lc.name, with.CPUPerReqUs, without.CPUPerReqUs, 100*x, len(xs), 100*lo, 100*hi, 100*budget, verdict)
 	}
 }
 
 // measurePaired runs lc against fresh instances of targets a and b,
-// started together, alternating a run of each Opts.Runs times. The rows
-// are each target's medians; x is the median over the pairs of b's CPU
-// per request over a's, minus 1.
-func (e *Env) measurePaired(ctx context.Context, lc loadCase, a, b string) (ra, rb Row, x float64) {
+// started together, alternating a run of each Opts.Runs times (a then b,
+// then b then a, and so on). The rows
+// are each target's medians; xs are the pairs' ratios of b's CPU per
+// request over a's, minus 1, sorted.
+func (e *Env) measurePaired(ctx context.Context, lc loadCase, a, b string) (ra, rb Row, xs []float64) {
 	ra = Row{Workload: lc.workload, Case: lc.name, Target: a, Concurrency: lc.conc}
 	rb = Row{Workload: lc.workload, Case: lc.name, Target: b, Concurrency: lc.conc}
 	pa, err := e.Start(a, ConfigLimits{})
 	if err != nil {
 		ra.Failed, ra.Note = true, err.Error()
-		return ra, rb, 0
+		return ra, rb, nil
 	}
 	pb, err := e.Start(b, ConfigLimits{})
 	if err != nil {
 		e.closeTarget(pa, &ra, nil)
 		rb.Failed, rb.Note = true, err.Error()
-		return ra, rb, 0
+		return ra, rb, nil
 	}
 	sa, sb := NewSampler(pa.PID(), 0), NewSampler(pb.PID(), 0)
 	sa.Start()
@@ -67,7 +72,12 @@ func (e *Env) measurePaired(ctx context.Context, lc loadCase, a, b string) (ra, 
 	var runsA, runsB []Row
 	var ratios []float64
 	for i := 0; i < e.Opts.Runs && ctx.Err() == nil; i++ {
-		one, two := e.runOnce(ctx, pa, lc), e.runOnce(ctx, pb, lc)
+		var one, two Row
+		if i%2 == 0 {
+			one, two = e.runOnce(ctx, pa, lc), e.runOnce(ctx, pb, lc)
+		} else { // every other pair b first, so that neither gains from going first
+			two, one = e.runOnce(ctx, pb, lc), e.runOnce(ctx, pa, lc)
+		}
 		runsA, runsB = append(runsA, one), append(runsB, two)
 		if one.CPUPerReqUs > 0 && two.CPUPerReqUs > 0 {
 			ratios = append(ratios, two.CPUPerReqUs/one.CPUPerReqUs-1)
@@ -87,9 +97,6 @@ func (e *Env) measurePaired(ctx context.Context, lc loadCase, a, b string) (ra, 
 		e.logf("%-10s %-28s %-10s c=%-3d %8.0f req/s p50 %.3f ms cpu %.0f us/req err %d %s",
 			r.Workload, r.Case, r.Target, r.Concurrency, r.RPS, r.LatP50Ms, r.CPUPerReqUs, r.Errors, r.Note)
 	}
-	if len(ratios) == 0 {
-		return ra, rb, 0
-	}
 	slices.Sort(ratios)
-	return ra, rb, ratios[len(ratios)/2]
+	return ra, rb, ratios
 }
