@@ -34,7 +34,7 @@ type Usage struct {
 	// slipstream_ledger_records_total{result="dropped"}, and no request
 	// ever waits for the database. Default 2048.
 	QueueSize int `yaml:"queue_size"`
-	// BatchSize is the most records one write carries. Default 256.
+	// BatchSize is the most records one write carries. Default 1024.
 	BatchSize int `yaml:"batch_size"`
 	// BatchInterval is the longest a record waits before it is written.
 	// Default 1s.
@@ -45,7 +45,7 @@ type Usage struct {
 const (
 	DefaultUsageRetention = Retention(90 * 24 * time.Hour)
 	DefaultUsageQueueSize = 2048
-	DefaultUsageBatchSize = 256
+	DefaultUsageBatchSize = 1024
 	DefaultUsageInterval  = Duration(time.Second)
 )
 

@@ -16,7 +16,7 @@ func TestUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := c.Usage
-	if !u.On() || u.Database != "" || u.Retention.D() != 90*24*time.Hour || u.QueueSize != 2048 || u.BatchSize != 256 || u.BatchInterval.D() != time.Second {
+	if !u.On() || u.Database != "" || u.Retention.D() != 90*24*time.Hour || u.QueueSize != 2048 || u.BatchSize != 1024 || u.BatchInterval.D() != time.Second {
 		t.Fatalf("defaults: %+v", u)
 	}
 	// Set.

@@ -25,7 +25,7 @@ type Options struct {
 	// QueueSize is how many records wait for the writer at most; a
 	// record added to a full queue is dropped. Default 2048.
 	QueueSize int
-	// BatchSize is the most records one write carries. Default 256.
+	// BatchSize is the most records one write carries. Default 1024.
 	BatchSize int
 	// Interval is the longest a record waits in the queue before it is
 	// written (a full batch is written at once). Default 1s.
@@ -45,7 +45,7 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultQueueSize = 2048
-	DefaultBatchSize = 256
+	DefaultBatchSize = 1024
 	DefaultInterval  = time.Second
 	DefaultRetention = 90 * 24 * time.Hour
 )
