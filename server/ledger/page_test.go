@@ -106,7 +106,7 @@ func TestUnescape(t *testing.T) {
 	f(`\ud83d\ude00!`, "😀!")
 	f(`\ud83d!`, "\uFFFD!") // a lone surrogate
 	f(`\ude00`, "\uFFFD")
-	f(`\u12`, "\uFFFD")
+	f(`\u12`, `\u12`) // malformed: as written
 }
 
 // TestAppendUint: numbers as strconv writes them.

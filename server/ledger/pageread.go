@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"slipstream/codec"
 	"slipstream/pool"
 )
 
@@ -146,68 +146,17 @@ func (f *fields) text(scratch []byte, k int) []byte {
 	return b
 }
 
-// unescape appends the JSON string content s (without quotes) unescaped.
-// A lone surrogate becomes U+FFFD.
+// unescape appends the JSON string content s (without quotes) unescaped
+// (codec.AppendUnescaped: a lone surrogate becomes U+FFFD). A malformed
+// escape, which neither this package nor SQLite's JSON functions write,
+// leaves s as written.
 func unescape(dst, s []byte) []byte {
-	for len(s) > 0 {
-		c := s[0]
-		if c != '\\' || len(s) < 2 {
-			dst = append(dst, c)
-			s = s[1:]
-			continue
-		}
-		e := s[1]
-		s = s[2:]
-		switch e {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			var r rune
-			r, s = hex4(s)
-			if utf16IsHigh(r) && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-				if lo, rest := hex4(s[2:]); utf16IsLow(lo) {
-					r, s = 0x10000+(r-0xD800)<<10+(lo-0xDC00), rest
-				}
-			}
-			dst = utf8.AppendRune(dst, r) // a lone surrogate: U+FFFD
-		default: // " \ /
-			dst = append(dst, e)
-		}
+	out, err := codec.AppendUnescaped(dst, s)
+	if err != nil {
+		return append(dst, s...)
 	}
-	return dst
+	return out
 }
-
-// hex4 reads four hex digits; a short or bad one reads as U+FFFD.
-func hex4(s []byte) (rune, []byte) {
-	if len(s) < 4 {
-		return utf8.RuneError, nil
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return utf8.RuneError, s[4:]
-		}
-	}
-	return r, s[4:]
-}
-
-func utf16IsHigh(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
-func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r < 0xE000 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
