@@ -336,16 +336,10 @@ func TestUpgradeV2(t *testing.T) {
 	defer rows.Close()
 	i := 0
 	for rows.Next() {
-		var e Entry
-		var ts, lat, ttft int64
-		if err := rows.Scan(&ts, &e.ID, &e.Key, &e.Provider, &e.Credential, &e.Model, &e.UpstreamModel,
-			&e.ClientDialect, &e.UpstreamDialect, &e.Transport, &e.Status, &e.Cause,
-			&e.Input, &e.Output, &e.CacheRead, &e.CacheWrite, &e.Reasoning, &e.Estimated,
-			&e.CostNanoUSD, &e.Priced, &e.APIEquivalent, &lat, &ttft, &e.BytesIn, &e.BytesOut, &e.Guardrails); err != nil {
+		e, err := scanEntry(rows)
+		if err != nil {
 			t.Fatal(err)
 		}
-		e.Time = time.UnixMicro(ts).UTC()
-		e.Latency, e.TTFT = time.Duration(lat)*time.Microsecond, time.Duration(ttft)*time.Microsecond
 		if w := entryOf(&rs[want[i]]); !reflect.DeepEqual(e, w) {
 			t.Fatalf("view row %d:\n got %+v\nwant %+v", i, e, w)
 		}

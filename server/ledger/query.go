@@ -177,22 +177,29 @@ func (d *DB) entries(ctx context.Context, q string, args ...any) (_ []Entry, err
 	defer closeRows(rows, &err)
 	var es []Entry
 	for rows.Next() {
-		var e Entry
-		var ts, lat, ttft int64
-		if err := rows.Scan(&ts, &e.ID, &e.Key, &e.Provider, &e.Credential, &e.Model, &e.UpstreamModel,
-			&e.ClientDialect, &e.UpstreamDialect, &e.Transport, &e.Status, &e.Cause,
-			&e.Input, &e.Output, &e.CacheRead, &e.CacheWrite, &e.Reasoning, &e.Estimated,
-			&e.CostNanoUSD, &e.Priced, &e.APIEquivalent, &lat, &ttft, &e.BytesIn, &e.BytesOut, &e.Guardrails); err != nil {
+		e, err := scanEntry(rows)
+		if err != nil {
 			return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
 		}
-		e.Time = time.UnixMicro(ts).UTC()
-		e.Latency, e.TTFT = time.Duration(lat)*time.Microsecond, time.Duration(ttft)*time.Microsecond
 		es = append(es, e)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("cannot read the usage ledger %s: %w", d.where, err)
 	}
 	return es, nil
+}
+
+// scanEntry reads a row of columns, in their order, as an Entry.
+func scanEntry(rows *sql.Rows) (Entry, error) {
+	var e Entry
+	var ts, lat, ttft int64
+	err := rows.Scan(&ts, &e.ID, &e.Key, &e.Provider, &e.Credential, &e.Model, &e.UpstreamModel,
+		&e.ClientDialect, &e.UpstreamDialect, &e.Transport, &e.Status, &e.Cause,
+		&e.Input, &e.Output, &e.CacheRead, &e.CacheWrite, &e.Reasoning, &e.Estimated,
+		&e.CostNanoUSD, &e.Priced, &e.APIEquivalent, &lat, &ttft, &e.BytesIn, &e.BytesOut, &e.Guardrails)
+	e.Time = time.UnixMicro(ts).UTC()
+	e.Latency, e.TTFT = time.Duration(lat)*time.Microsecond, time.Duration(ttft)*time.Microsecond
+	return e, err
 }
 
 // Count returns how many records the ledger holds.
