@@ -12,13 +12,20 @@ type jsonCtx struct {
 	close int  // when in and > 0: the closing quote of the current string
 }
 
-// opaque are the members whose string values are never redacted: replay
+// opaque are the members whose base64 values are never redacted: replay
 // tokens a provider checks byte for byte (Anthropic's thinking signatures
 // and redacted thinking, Responses' encrypted reasoning, Gemini's thought
-// signatures), base64 data (images, documents: a secret in them is
-// encoded, a match there is noise that would corrupt them) and the model
-// name, which routing has already read.
-var opaque = []string{"signature", "data", "encrypted_content", "thoughtSignature", "thought_signature", "model"}
+// signatures) and base64 data (images, documents): a secret in them is
+// encoded, and a match there is noise whose redaction would break the turn
+// or the file. A value counts as base64 when it holds at least minOpaque
+// bytes and nothing but base64 (or base64url) characters: a tool argument
+// that happens to be named data, or a text document's data, is scanned
+// like any string.
+var opaque = []string{"signature", "data", "encrypted_content", "thoughtSignature", "thought_signature"}
+
+// minOpaque is the shortest value opaque skips; the detectors' keys are
+// shorter, replay tokens and file data far longer.
+const minOpaque = 256
 
 // within reports whether [s, e) lies inside one string value of b (not a
 // member name, nor the value of an opaque member). Calls must come in
@@ -42,7 +49,26 @@ func (c *jsonCtx) within(b []byte, s, e int) bool {
 		return false
 	}
 	name, ok := memberOf(b, c.open)
-	return !ok || !isOpaque(name)
+	return !ok || !isOpaque(name) || !isBase64(b[c.open+1:c.close])
+}
+
+// isBase64 reports whether raw string content v is at least minOpaque
+// bytes of base64: A-Z a-z 0-9 + / - _ =, a slash possibly escaped.
+func isBase64(v []byte) bool {
+	if len(v) < minOpaque {
+		return false
+	}
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		if c == '\\' && k+1 < len(v) && v[k+1] == '/' {
+			k++
+			continue
+		}
+		if !is(c, cURL64|cB64) && c != '=' {
+			return false
+		}
+	}
+	return true
 }
 
 func isOpaque(name []byte) bool {

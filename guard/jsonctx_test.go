@@ -5,32 +5,34 @@ import (
 	"testing"
 )
 
-// TestOpaqueMembers: a secret-shaped run inside a replay token, base64
-// data or the model name is left alone, the same run in text beside it is
-// found, and a member name that only ends like an opaque one is no
-// exception.
+// TestOpaqueMembers: a secret-shaped run inside a long base64 replay token
+// or file data is left alone; the same run in text beside it, in a short
+// value of such a member (a tool argument named data), in a value that is
+// not base64 (a text document's data) or under another name is found.
 func TestOpaqueMembers(t *testing.T) {
 	s := mustCompile(t, Config{})
 	m := AcquireMatches()
 	defer ReleaseMatches(m)
 	key := "AKIA" + newGen(9).str("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
+	blob := newGen(10).str("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 300)
 	f := func(body string, want int) {
 		t.Helper()
-		b := []byte(strings.ReplaceAll(body, "KEY", key))
+		b := []byte(strings.NewReplacer("BLOB", blob, "KEY", key).Replace(body))
 		s.ScanBody(b, m)
 		if m.Len() != want {
 			t.Fatalf("%s: %d matches, want %d", body, m.Len(), want)
 		}
 	}
-	f(`{"type":"thinking","thinking":"t","signature":"Eq0K KEY =="}`, 0)
-	f(`{"type":"redacted_thinking","data":"KEY"}`, 0)
-	f(`{"type":"reasoning","encrypted_content" : "gAAA KEY"}`, 0)
-	f(`{"thoughtSignature":"KEY"}`, 0)
-	f(`{"thought_signature":"KEY","text":"KEY"}`, 1)
-	f(`{"model":"KEY"}`, 0)
-	f(`{"type":"text","text":"KEY"}`, 1)
-	f(`{"xsignature":"KEY","my_data":"KEY"}`, 2)
-	f(`{"a\"signature":"KEY"}`, 1)
-	f(`["signature","KEY"]`, 1)
-	f(`{"content":["KEY"],"data":{"text":"KEY"}}`, 2)
+	f(`{"type":"thinking","thinking":"t","signature":"BLOB/KEY/BLOB=="}`, 0)
+	f(`{"type":"redacted_thinking","data":"BLOB KEY BLOB"}`, 1) // not base64
+	f(`{"type":"redacted_thinking","data":"BLOB\/KEY\/BLOB"}`, 0)
+	f(`{"type":"reasoning","encrypted_content" : "gAAA-_BLOB/KEY"}`, 0)
+	f(`{"thoughtSignature":"BLOB+KEY"}`, 0)
+	f(`{"thought_signature":"BLOB/KEY","text":"KEY"}`, 1)
+	f(`{"name":"upload","input":{"data":"KEY"}}`, 1) // short: a tool argument
+	f(`{"model":"KEY"}`, 1)
+	f(`{"type":"text","text":"BLOB/KEY"}`, 1)
+	f(`{"xsignature":"BLOB/KEY","my_data":"BLOB/KEY"}`, 2)
+	f(`{"a\"signature":"BLOB/KEY"}`, 1)
+	f(`["signature","BLOB/KEY"]`, 1)
 }

@@ -18,7 +18,7 @@ type Set struct {
 	byAnchor [256][]detector     // enabled detectors per anchor byte, in priority order
 	sweep    []byte              // the anchor bytes, when few enough to sweep with IndexByte
 	nibbles  nibbleTable         // the anchor bytes for anchorMasks
-	blocks   bool                // scan with anchorBlock
+	blocks   bool                // scan with anchorMasks (haveBlocks)
 	prefixes []string            // how the enabled single-word detectors' matches begin
 	holdRuns bool                // an enabled detector may begin like any word
 	patterns []pattern
