@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
 func fuzzSeeds(f *testing.F) {
+	pad := strings.Repeat("let me look at this change then run again ", 4)
 	for _, sec := range newGen(5).secrets() {
 		text := fmt.Sprintf(sec.context, sec.value)
 		f.Add([]byte(`{"messages":[{"role":"user","content":"`+text+`"}]}`), uint16(len(text)/2))
+		// Past the first 64-byte block, where the vector scan filters
+		// anchors by their neighbours.
+		f.Add([]byte(`{"messages":[{"role":"user","content":"`+pad+text+pad+`"}]}`), uint16(len(pad)))
 	}
 	f.Add(agentBody(2, 4<<10), uint16(100))
 	f.Add([]byte(`{"a":"[REDACTED:github_token:abcdef] -----BEGIN PRIVATE KEY-----\n"}`), uint16(30))
@@ -87,6 +92,36 @@ func FuzzRestorer(f *testing.F) {
 		got = r.Flush(r.Feed(got, in[c:]))
 		if !bytes.Equal(got, want) {
 			t.Fatalf("cut %d:\n  in %q\n got %q\nwant %q", c, in, got, want)
+		}
+	})
+}
+
+// FuzzBlockScan: the vector scan (anchorMasks, anchors filtered by their
+// neighbours for the default set) finds exactly what the byte sweeps and
+// the table walk find, with the default set and with every detector.
+func FuzzBlockScan(f *testing.F) {
+	fuzzSeeds(f)
+	var pairs [][2]*Set
+	for _, cfg := range []Config{{}, allRules()} {
+		fast, ref := mustCompile(f, cfg), mustCompile(f, cfg)
+		ref.blocks = false
+		pairs = append(pairs, [2]*Set{fast, ref})
+	}
+	f.Fuzz(func(t *testing.T, body []byte, _ uint16) {
+		for _, p := range pairs {
+			a, b := AcquireMatches(), AcquireMatches()
+			p[0].ScanBody(body, a)
+			p[1].ScanBody(body, b)
+			if a.Len() != b.Len() {
+				t.Fatalf("%d matches, the sweep finds %d in %q", a.Len(), b.Len(), body)
+			}
+			for k := range a.Len() {
+				if a.Hit(k) != b.Hit(k) {
+					t.Fatalf("match %d: %+v, the sweep finds %+v", k, a.Hit(k), b.Hit(k))
+				}
+			}
+			ReleaseMatches(a)
+			ReleaseMatches(b)
 		}
 	})
 }
