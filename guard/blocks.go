@@ -119,7 +119,10 @@ func loneTable(anchor *[256]bool) (t nibbleTable) {
 // nibble lookups in vector registers) and visits their anchors that pass
 // quick in order; the tail of fewer than 64 bytes is walked.
 func (s *Set) blockScan(b []byte, i int, st *scanState, m *Matches) {
-	out := &m.masks
+	if len(b)-i >= blockWidth && m.masks == nil {
+		m.masks = new([maskBlocks]blockMask) // kept: Matches are pooled
+	}
+	out := m.masks
 	for len(b)-i >= blockWidth {
 		base := i
 		n, scanned := anchorMasks(b[base:], &s.nibbles, out)

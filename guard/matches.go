@@ -11,8 +11,8 @@ type Matches struct {
 	block   int // index in spans of the first Block match, -1 when none
 	redacts int // Redact matches
 	ctx     jsonCtx
-	cand    []int                 // scan scratch: anchor candidates
-	masks   [maskBlocks]blockMask // scan scratch: anchorMasks' output
+	cand    []int                  // scan scratch: anchor candidates
+	masks   *[maskBlocks]blockMask // scan scratch: anchorMasks' output, made on first use
 }
 
 type span struct {
