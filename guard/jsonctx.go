@@ -10,6 +10,9 @@ type jsonCtx struct {
 	in    bool // pos is inside a string
 	open  int  // when in: the opening quote of the current string
 	close int  // when in and > 0: the closing quote of the current string
+	// judged: skip holds whether the current string is an opaque value,
+	// decided once per string (a long value may hold many matches).
+	judged, skip bool
 }
 
 // opaque are the members whose base64 values are never redacted: replay
@@ -48,8 +51,11 @@ func (c *jsonCtx) within(b []byte, s, e int) bool {
 	if k < len(b) && b[k] == ':' {
 		return false
 	}
-	name, ok := memberOf(b, c.open)
-	return !ok || !isOpaque(name) || !isBase64(b[c.open+1:c.close])
+	if !c.judged {
+		name, ok := memberOf(b, c.open)
+		c.judged, c.skip = true, ok && isOpaque(name) && isBase64(b[c.open+1:c.close])
+	}
+	return !c.skip
 }
 
 // isBase64 reports whether raw string content v is at least minOpaque
@@ -122,7 +128,7 @@ func (c *jsonCtx) advance(b []byte, s int) {
 			continue
 		}
 		c.in = !c.in
-		c.open, c.close = q, 0
+		c.open, c.close, c.judged = q, 0, false
 	}
 }
 

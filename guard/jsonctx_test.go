@@ -36,3 +36,24 @@ func TestOpaqueMembers(t *testing.T) {
 	f(`{"a\"signature":"BLOB/KEY"}`, 1)
 	f(`["signature","BLOB/KEY"]`, 1)
 }
+
+// TestOpaqueOncePerString: many matches inside one long value cost one
+// look at the value, not one per match (a hostile body of secret-shaped
+// runs in a megabyte of base64 would otherwise cost quadratic time).
+func TestOpaqueOncePerString(t *testing.T) {
+	s := mustCompile(t, Config{})
+	m := AcquireMatches()
+	defer ReleaseMatches(m)
+	g := newGen(11)
+	var v strings.Builder
+	for range 20000 {
+		v.WriteString("/AKIA" + g.str("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16))
+	}
+	for _, name := range []string{"data", "text"} {
+		body := []byte(`{"` + name + `":"` + v.String() + `"}`)
+		s.ScanBody(body, m)
+		if want := map[string]int{"data": 0, "text": 20000}[name]; m.Len() != want {
+			t.Fatalf("%s: %d matches, want %d", name, m.Len(), want)
+		}
+	}
+}
