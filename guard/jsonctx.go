@@ -10,8 +10,9 @@ type jsonCtx struct {
 	in    bool // pos is inside a string
 	open  int  // when in: the opening quote of the current string
 	close int  // when in and > 0: the closing quote of the current string
-	// judged: skip holds whether the current string is an opaque value,
-	// decided once per string (a long value may hold many matches).
+	// judged: skip holds whether the current string is a member name or
+	// an opaque value, decided once per string (a long value may hold many
+	// matches).
 	judged, skip bool
 }
 
@@ -44,18 +45,27 @@ func (c *jsonCtx) within(b []byte, s, e int) bool {
 	if e > c.close {
 		return false
 	}
-	k := c.close + 1
+	if !c.judged {
+		c.judged, c.skip = true, isName(b, c.close) || isOpaqueValue(b, c.open, c.close)
+	}
+	return !c.skip
+}
+
+// isName reports whether the string that closes at b[close] is a member
+// name: a colon follows it.
+func isName(b []byte, close int) bool {
+	k := close + 1
 	for k < len(b) && isSpace(b[k]) {
 		k++
 	}
-	if k < len(b) && b[k] == ':' {
-		return false
-	}
-	if !c.judged {
-		name, ok := memberOf(b, c.open)
-		c.judged, c.skip = true, ok && isOpaque(name) && isBase64(b[c.open+1:c.close])
-	}
-	return !c.skip
+	return k < len(b) && b[k] == ':'
+}
+
+// isOpaqueValue reports whether the string b[open:close+1] is the base64
+// value of an opaque member.
+func isOpaqueValue(b []byte, open, close int) bool {
+	name, ok := memberOf(b, open)
+	return ok && isOpaque(name) && isBase64(b[open+1:close])
 }
 
 // isBase64 reports whether raw string content v is at least minOpaque
