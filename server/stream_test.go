@@ -247,18 +247,23 @@ func (w *writeCounter) Write(b []byte) (int, error) {
 // twoReads answers first, then second (calling before first), then EOF.
 type twoReads struct {
 	first, second string
-	before        func()
-	n             int
+	before        func() // runs when a read needs the second arrival
+	n             int    // arrivals read from
 }
 
+// Read returns what is left of the current arrival, up to len(p), as a
+// socket does; a read past the first arrival takes the second.
 func (r *twoReads) Read(p []byte) (int, error) {
-	r.n++
-	switch r.n {
-	case 1:
-		return copy(p, r.first), nil
-	case 2:
-		r.before()
-		return copy(p, r.second), nil
+	for r.first == "" {
+		switch r.n++; r.n {
+		case 1:
+			r.before()
+			r.first, r.second = r.second, ""
+		default:
+			return 0, io.EOF
+		}
 	}
-	return 0, io.EOF
+	c := copy(p, r.first)
+	r.first = r.first[c:]
+	return c, nil
 }

@@ -46,7 +46,9 @@ func (e *Event) IsKeepAlive() bool { return len(e.Data) == 0 || string(e.Name) =
 
 // Reader reads events from an underlying stream. The zero value is not
 // usable; call Reset. A Reader keeps one pooled buffer that grows only to
-// hold an event larger than it, and goes back to the pool on Release.
+// hold an event larger than it, and goes back to the pool on Release. It
+// does not keep it while it waits for the stream with every byte read
+// (wait): a live stream between two events holds no buffer.
 type Reader struct {
 	// MaxEvent caps the size of one event; 0 means DefaultMaxEvent.
 	MaxEvent int
@@ -65,6 +67,7 @@ type Reader struct {
 	scanned int // bytes examined by the framing scan; tests read it
 	data    []byte
 	err     error
+	first   [1]byte // wait's read
 }
 
 // Reset makes the reader read from r, keeping its buffer.
@@ -154,8 +157,13 @@ func endsBlank(b []byte) bool {
 	return len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r')
 }
 
-// fill reads more bytes, compacting or growing the buffer first.
+// fill reads more bytes, compacting or growing the buffer first. With no
+// unread byte left it waits for the next one without the buffer.
 func (rd *Reader) fill() error {
+	if rd.start == rd.end {
+		rd.wait()
+		return nil
+	}
 	if rd.start > 0 && rd.end == len(rd.buf.B) {
 		rd.end = copy(rd.buf.B, rd.buf.B[rd.start:rd.end])
 		rd.rebase()
@@ -171,6 +179,24 @@ func (rd *Reader) fill() error {
 		rd.err = err
 	}
 	return nil
+}
+
+// wait gives the drained buffer back, reads one byte, and takes a buffer
+// again for it and what follows. A stream whose next event has not come
+// (a paced upstream, a long think) blocks in that read holding no buffer;
+// one whose bytes are already there pays a one-byte read and a pool round
+// trip. A grown buffer goes back too: the next event starts small.
+func (rd *Reader) wait() {
+	pool.Put(rd.buf)
+	rd.buf = nil
+	n, err := rd.r.Read(rd.first[:])
+	rd.buf = pool.Get(readSize)
+	rd.buf.B = rd.buf.B[:cap(rd.buf.B)]
+	rd.start, rd.scan, rd.line, rd.ready = 0, 0, 0, 0
+	rd.end = copy(rd.buf.B, rd.first[:n])
+	if err != nil {
+		rd.err = err
+	}
 }
 
 // grow doubles the buffer for one oversized event, up to MaxEvent.
