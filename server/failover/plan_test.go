@@ -153,6 +153,7 @@ func TestFailoverTable(t *testing.T) {
 	}
 	f("pool full", Outcome{Failed: true, Cause: upstream.CausePoolFull}, ReasonPoolFull, "b/b1@claude-x", nil)
 	f("compressed stream", Outcome{Failed: true, Cause: upstream.CauseEncoding}, ReasonConnect, "b/b1@claude-x", nil)
+	f("response head too large", Outcome{Failed: true, Cause: upstream.CauseHeadTooLarge}, ReasonConnect, "b/b1@claude-x", nil)
 	f("first byte already sent", Outcome{Sent: true, Failed: true, Cause: upstream.CauseReset}, "", "final", nil)
 	f("400 is the client's", Outcome{Status: 400}, "", "final", nil)
 	f("404 is the client's", Outcome{Status: 404}, "", "final", nil)

@@ -105,8 +105,8 @@ func classifyError(f *config.Failover, c upstream.Cause) Verdict {
 	switch {
 	case c == upstream.CausePoolFull:
 		return Verdict{Reason: ReasonPoolFull, Scope: RestNone}
-	case c == upstream.CauseEncoding:
-		return Verdict{Reason: ReasonConnect, Scope: RestNone}
+	case c == upstream.CauseEncoding, c == upstream.CauseHeadTooLarge:
+		return Verdict{Reason: ReasonConnect, Scope: RestNone} // the provider's answer, not its health
 	case ConnectFailed(c):
 		return Verdict{Reason: ReasonConnect, Rest: ConnectBackoff(f), Scope: RestProvider}
 	}

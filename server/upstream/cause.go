@@ -27,6 +27,7 @@ const (
 	CauseReset                       // the connection was reset or closed before the response
 	CauseTimeout                     // no response within timeouts.first_byte, or a silence longer than timeouts.idle
 	CauseEncoding                    // a compressed event stream, which cannot be framed
+	CauseHeadTooLarge                // response headers over MaxHead
 )
 
 var causeNames = [...]string{
@@ -40,6 +41,7 @@ var causeNames = [...]string{
 	CauseReset:          "reset",
 	CauseTimeout:        "timeout",
 	CauseEncoding:       "encoding",
+	CauseHeadTooLarge:   "head_too_large",
 }
 
 var causeTexts = [...]string{
@@ -53,6 +55,7 @@ var causeTexts = [...]string{
 	CauseReset:          "reset the connection before answering",
 	CauseTimeout:        "timed out (timeouts.first_byte or timeouts.idle)",
 	CauseEncoding:       "sent a compressed event stream although asked for identity encoding",
+	CauseHeadTooLarge:   "answered with response headers over 4 KiB",
 }
 
 // String is the cause's short name for logs (cause=dns).
@@ -83,6 +86,10 @@ func Classify(err error) Cause {
 	}
 	if errors.Is(err, ErrEncodedStream) {
 		return CauseEncoding
+	}
+	var small *fasthttp.ErrSmallBuffer
+	if errors.As(err, &small) {
+		return CauseHeadTooLarge
 	}
 	var de *DialError
 	if errors.As(err, &de) {

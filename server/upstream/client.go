@@ -76,6 +76,13 @@ func New(o Options) (*Client, error) {
 	return c, nil
 }
 
+// MaxHead is the size of a connection's read buffer, and so the largest
+// response head a provider may send (CauseHeadTooLarge beyond it;
+// providers send 1-2 KiB). The buffer is held for the whole of a live
+// stream, whose events pass through it, so it is sized for events: 4 KiB
+// where 8 KiB held 4 KiB more per stream for nothing.
+const MaxHead = 4 << 10
+
 func newFasthttp(d *dialer, o *Options) *fasthttp.Client {
 	return &fasthttp.Client{
 		Dial:                          d.dial,
@@ -86,7 +93,7 @@ func newFasthttp(d *dialer, o *Options) *fasthttp.Client {
 		NoDefaultUserAgentHeader:      true,
 		DisablePathNormalizing:        true,
 		MaxConnWaitTimeout:            o.Connect,
-		ReadBufferSize:                8 << 10, // response headers; bodies stream past it
+		ReadBufferSize:                MaxHead,
 		// The request head and a body of up to 16 KiB leave in one write
 		// (fasthttp's 4 KiB default sent a 10 KB request in two TCP
 		// sends); a larger body in two. The buffer is pooled and held
