@@ -4,6 +4,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -89,5 +90,23 @@ func streamedEventAllocs(t *testing.T, extra string) {
 	t.Logf("%sallocations per stream: %d (200 events), %d (2200 events): %.3f per event", extra, short, long, perEvent)
 	if perEvent > 0.01 {
 		t.Fatalf("%.3f allocations per streamed event, want 0", perEvent)
+	}
+}
+
+// TestKeepaliveCostsNothing: with keep-alive pings on (the default), a
+// streamed request whose upstream answers within the interval allocates
+// no more than with them off: the call runs on the request's goroutine
+// and the pings are ticks of its wait (no goroutine, timer or channel).
+func TestKeepaliveCostsNothing(t *testing.T) {
+	reply := "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok\"}}]}\n\ndata: [DONE]\n\n"
+	up := rawUpstream(t, httpReply("text/event-stream", reply))
+	yml := "providers:\n  - {name: chat, kind: openai, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: %s}\n"
+	off, _ := startServer(t, fmt.Sprintf(yml, "0s"), up)
+	on, _ := startServer(t, fmt.Sprintf(yml, "15s"), up)
+	req := rawRequest("/v1/chat/completions", chatBody(2000, true))
+	a, b := mallocsPerRequest(t, off, req), mallocsPerRequest(t, on, req)
+	t.Logf("allocations per streamed request: %d with keep-alive off, %d on", a, b)
+	if b > a {
+		t.Fatalf("keep-alive costs %d allocations per streamed request, want 0", b-a)
 	}
 }

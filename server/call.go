@@ -29,8 +29,6 @@ type callPart struct {
 	// errPrefix is "provider NAME: " of the current target, and msgBuf a
 	// message built with it (named.go); both scratch, kept.
 	errPrefix, msgBuf []byte
-
-	done chan error // result of an upstream call run beside a keep-alive loop; made once
 }
 
 // Reset forgets the call and gives its buffers back. The caller has

@@ -48,7 +48,6 @@ func acquireExchange(s *Server, ctx *fasthttp.RequestCtx, rt *route, key *client
 
 func newExchange() *exchange {
 	x := &exchange{}
-	x.done = make(chan error, 1)
 	x.pass.x = x
 	x.sbody.x = x
 	return x

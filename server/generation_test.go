@@ -53,31 +53,3 @@ func TestLateReleaseAfterReuse(t *testing.T) {
 	waitIdle(t, s)
 }
 
-// TestStaleCallResultIsRefused: the goroutine of a call beside keep-alive
-// pings hands its result over only while its lease is live; after the
-// exchange was released, its result is refused loudly (a panic in tests),
-// never sent to whoever leases the exchange next.
-func TestStaleCallResultIsRefused(t *testing.T) {
-	up := newUpstream(t, &recorder{reply: chatReply})
-	cfg := parseConfig(t, sameConfig, up.URL)
-	_, s := serveConfigServer(t, cfg, nil)
-	rt, _, _ := match([]byte("POST"), []byte("/v1/messages"))
-	var ctx fasthttp.RequestCtx
-	size, _ := s.admit(&ctx, rt.dialect)
-	x := acquireExchange(s, &ctx, rt, nil, size)
-	gen := x.owner()
-	if !x.stillOwns(gen, "test") {
-		t.Fatal("the live lease is not owned")
-	}
-	x.releaseOnce(gen)
-	panicked := func() (p any) {
-		defer func() { p = recover() }()
-		x.stillOwns(gen, "test")
-		return nil
-	}()
-	if panicked == nil {
-		t.Fatal("a result for an ended lease went unnoticed")
-	}
-	doubleReleases.Add(-1) // this test's own
-	waitIdle(t, s)
-}

@@ -26,7 +26,7 @@ const (
 	streamSame                  // relaySame
 	streamTranslated            // relayTranslated
 	streamMock                  // relayMock
-	streamKeepalive             // keepaliveWriter
+	streamKeepalive             // afterPings
 )
 
 // result is how a response ended, for the access log.
@@ -171,7 +171,7 @@ func (x *exchange) runStream(out sink) {
 	case streamMock:
 		x.relayMock(out)
 	case streamKeepalive:
-		x.keepaliveWriter(out)
+		x.afterPings(out)
 	}
 }
 

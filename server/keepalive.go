@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -8,53 +9,103 @@ import (
 	"slipstream/codec"
 	"slipstream/codec/sse"
 	"slipstream/codec/translate"
+	"slipstream/server/upstream"
 )
 
 // streamWriter is what a stream relays into (batchwriter.go).
 type streamWriter = *batchWriter
 
-// callWithKeepalive runs the upstream call of a streamed request beside a
-// timer. If the upstream answers within one keep-alive interval (the
-// common case) the response is handled as usual, with its real status.
-// Otherwise slipstream commits to a 200 SSE response and sends ": ping"
-// comments every interval until the upstream answers; from then on an
-// upstream failure can only be reported in-band. It reports whether x was
-// handed off. A WebSocket turn gets no pings (a comment is not a frame;
-// the transport pings the socket itself): its call runs on the turn's
-// goroutine, and the upstream's real status and headers answer it.
+// callWithKeepalive runs the upstream call of a streamed request on the
+// handler's goroutine, with keep-alive pings armed on the wait for each
+// attempt's response head (upstream.Await). If the upstream answers
+// within one keep-alive interval (the common case) the response is
+// handled as usual, with its real status. Otherwise the first ping commits
+// slipstream to a 200 event stream, written on the client's connection
+// itself, and a ping follows every interval until the upstream answers;
+// from then on an upstream failure can only be reported in-band, and the
+// connection closes after the stream. It reports
+// whether x was handed off. A WebSocket turn gets no pings (a comment is
+// not a frame; the transport pings the socket itself), nor does a request
+// without a socket of its own (x.conn nil): the upstream's real status and
+// headers answer them.
 func (s *Server) callWithKeepalive(x *exchange, translated bool) bool {
 	x.translated = translated
-	if x.fsink.out != nil {
+	if x.fsink.out != nil || x.conn == nil {
 		return x.afterCall(x.attemptsWatched())
 	}
-	go x.callAsync(x.owner())
-	timer := time.NewTimer(s.keepalive())
-	select {
-	case err := <-x.done:
-		timer.Stop()
+	x.pings.due = time.Now().Add(s.keepalive())
+	err := x.attemptsWatched()
+	if !x.pings.sent {
+		x.pings.due = time.Time{}
 		return x.afterCall(err)
-	case <-timer.C:
 	}
-	setSSEHeaders(x.ctx)
-	x.handOffStream(streamKeepalive)
+	x.pings.err = err
+	x.dropUpBody() // the call is over: no attempt follows
+	x.streamKind = streamKeepalive
+	ctx := x.ctx
+	x.ctx = nil
+	ctx.HijackSetNoResponse(true) // the head went out with the first ping
+	ctx.Hijack(x.serveAfterPings)
 	return true
 }
 
-// callAsync runs the upstream call in its own goroutine and reports its
-// result on x.done, for the lease gen it was started in: a result for a
-// lease that ended meanwhile is refused (x.stillOwns). A panic in the call
-// ends this request only.
-func (x *exchange) callAsync(gen uint32) {
-	defer func() {
-		if p := recover(); p != nil {
-			x.recovered("upstream call", p)
-			x.done <- errPanic
+// pings is the keep-alive state of a streamed call (callWithKeepalive).
+type pings struct {
+	due  time.Time // when the next ping is due, zero when none is armed
+	sent bool      // the 200 head went out, with a ping
+	err  error     // the call's result, relayed after the pings
+	tick func() time.Time
+}
+
+// awaitHead arms the keep-alive pings on the wait for the response head
+// of the call on up (what Response.LocalAddr returned), when they are on.
+func (x *exchange) awaitHead(up net.Addr) {
+	if !x.pings.due.IsZero() {
+		if x.pings.tick == nil {
+			x.pings.tick = x.ping // bound once per pooled exchange
 		}
-	}()
-	err := x.attemptsWatched()
-	if x.stillOwns(gen, "keep-alive call") {
-		x.done <- err
+		upstream.Await(up, x.pings.due, x.pings.tick)
 	}
+}
+
+// ping sends the client a keep-alive comment while the call waits for a
+// response head, on the call's goroutine, and returns when the next is
+// due. The first writes the 200 event-stream head, unframed with
+// Connection: close as for an HTTP/1.0 client (the stream runs on the raw
+// connection: fasthttp's response is past). A client that hung up (a
+// failed write) ends the call at once, and no ping follows.
+func (x *exchange) ping() time.Time {
+	if !x.pings.sent {
+		x.commitPings()
+	}
+	if !flushOut(&x.hsink, pingBytes) {
+		x.watch.markGone()
+		x.leaveEarly()
+		x.pings.due = time.Time{}
+		return x.pings.due
+	}
+	x.pings.due = time.Now().Add(x.s.keepalive())
+	return x.pings.due
+}
+
+// commitPings writes the head of the 200 event stream the pings belong to.
+func (x *exchange) commitPings() {
+	ctx := x.ctx
+	setSSEHeaders(ctx)
+	ctx.Response.Header.SetContentLength(-2) // no framing; Connection: close
+	x.status = fasthttp.StatusOK
+	x.startGeminiArray(ctx) // a JSON array's content type
+	x.head = ctx.Response.Header.AppendBytes(x.head[:0])
+	x.bw.Reset(x.conn)
+	_, _ = x.bw.Write(x.head) // a batch: sent with the first ping
+	x.hsink.reset(x, &x.bw)
+	x.pings.sent = true
+}
+
+// serveAfterPings relays the call's answer on the connection the pings
+// went out on, once fasthttp handed it over, and releases x.
+func (x *exchange) serveAfterPings(net.Conn) {
+	x.writeStream(&x.bw)
 }
 
 // attemptsWatched runs the upstream attempts while the watcher looks out
@@ -94,31 +145,14 @@ func (x *exchange) afterCall(err error) bool {
 	return x.respondSame()
 }
 
-// keepaliveWriter pings the client until the upstream answers, then relays.
-// A client that hangs up meanwhile (a failed ping, or its socket seen
-// closed by the watcher) ends the upstream call at once.
-func (x *exchange) keepaliveWriter(out sink) {
-	tick := time.NewTicker(x.s.keepalive())
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-x.done:
-			if err == errClientGone || x.left {
-				x.clientGone()
-				return // release closes the upstream
-			}
-			x.relayAfterPings(out, err)
-			return
-		case <-tick.C:
-			if x.left {
-				continue
-			}
-			if !flushOut(out, pingBytes) {
-				x.watch.markGone()
-				x.leaveEarly()
-			}
-		}
+// afterPings relays the answer of a call whose client got pings while it
+// waited: the stream, or the call's failure, in-band.
+func (x *exchange) afterPings(out sink) {
+	if x.pings.err == errClientGone || x.left {
+		x.clientGone()
+		return // release closes the upstream
 	}
+	x.relayAfterPings(out, x.pings.err)
 }
 
 var (

@@ -13,8 +13,9 @@ import (
 //   - the handler, from acquireExchange until it releases x or hands it off;
 //   - a body stream (streamBody, passBody), from the moment fasthttp runs
 //     it until its end releases x;
-//   - the goroutine of a call beside keep-alive pings (callAsync), until
-//     it reports the call's result.
+//   - a hijacked connection's stream (serveHijacked, serveAfterPings),
+//     from the moment fasthttp hands the connection over until its end
+//     releases x.
 //
 // A release with a generation that is not the live one (a second release,
 // or a late one after x went back to the pool and was leased to another
@@ -86,20 +87,3 @@ func (x *exchange) releaseOnce(gen uint32) {
 // doubleReleases counts exchanges released twice or by a stale owner
 // (each a bug). Tests assert it stays zero.
 var doubleReleases atomic.Int64
-
-// stillOwns reports whether gen is x's live lease, for an owner about to
-// hand x a result. A stale owner is a bug: it panics under
-// strictOwnership, and is counted and logged otherwise.
-func (x *exchange) stillOwns(gen uint32, where string) bool {
-	if x.owns(gen) {
-		return true
-	}
-	doubleReleases.Add(1)
-	if strictOwnership {
-		panic(errStaleOwner)
-	}
-	if s := x.s; s != nil {
-		s.log.Printf("BUG: %s outlived its exchange's lease", where)
-	}
-	return false
-}

@@ -252,10 +252,18 @@ func (m *modelSplice) appendWhole(dst []byte) []byte {
 	return dst
 }
 
+// bindCall tells the watcher and the keep-alive pings the connection the
+// call took; false: the client is gone, the call must not be sent.
+func (x *exchange) bindCall() bool {
+	up := x.upResp.LocalAddr()
+	x.awaitHead(up)
+	return x.watch.bind(up)
+}
+
 // WriteTo writes what is left of the body to w. It refuses, before
 // writing anything, a call whose client is already gone.
 func (m *modelSplice) WriteTo(w io.Writer) (int64, error) {
-	if m.x != nil && !m.x.watch.bind(m.x.upResp.LocalAddr()) {
+	if m.x != nil && !m.x.bindCall() {
 		return 0, errClientGone
 	}
 	var n int64
@@ -275,7 +283,7 @@ func (m *modelSplice) WriteTo(w io.Writer) (int64, error) {
 
 func (m *modelSplice) Read(b []byte) (int, error) {
 	if m.x != nil && !m.bound {
-		if m.bound = true; !m.x.watch.bind(m.x.upResp.LocalAddr()) {
+		if m.bound = true; !m.x.bindCall() {
 			return 0, errClientGone
 		}
 	}

@@ -20,7 +20,7 @@ import (
 func Pace(a net.Addr) {
 	if c := pacedConn(a); c != nil {
 		c.paced, c.events, c.seen, c.lastSeen = true, 0, 0, time.Now()
-		_ = c.Conn.SetReadDeadline(c.lastSeen.Add(c.check()))
+		_ = c.setDeadline(c.lastSeen.Add(c.check()))
 	}
 }
 
@@ -67,7 +67,7 @@ func (c *conn) readPaced(p []byte) (int, error) {
 		if !now.Before(end) {
 			return n, err // no data event for idle
 		}
-		if err := c.Conn.SetReadDeadline(earliest(now.Add(c.check()), end)); err != nil {
+		if err := c.setDeadline(earliest(now.Add(c.check()), end)); err != nil {
 			return 0, err
 		}
 	}
