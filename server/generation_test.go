@@ -52,4 +52,3 @@ func TestLateReleaseAfterReuse(t *testing.T) {
 	}
 	waitIdle(t, s)
 }
-
