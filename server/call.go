@@ -24,7 +24,7 @@ type callPart struct {
 	splice modelSplice  // the upstream body, handed to fasthttp as a body stream
 	urlBuf []byte       // scratch for the upstream URL and User-Agent, copied out by fasthttp
 	upRead []byte       // a whole upstream body read (readUpstreamBody); views of it live until release
-	answer mock.Answer  // a mock provider's answer
+	answer *mock.Answer // a mock provider's answer, made on first use
 
 	// errPrefix is "provider NAME: " of the current target, and msgBuf a
 	// message built with it (named.go); both scratch, kept.
@@ -38,7 +38,9 @@ func (c *callPart) Reset() {
 		pool.Put(c.upBody)
 		c.upBody = nil
 	}
-	c.answer.Reset()
+	if c.answer != nil {
+		c.answer.Reset()
+	}
 	c.upReq.Reset()
 	c.upResp.Reset()
 	c.urlBuf, c.upRead = trimScratch(c.urlBuf), trimScratch(c.upRead)

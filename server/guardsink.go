@@ -59,9 +59,18 @@ func (x *exchange) guardRelay(out sink) sink {
 	if set == nil {
 		return out
 	}
-	g := &x.gsink
+	g := x.guardSink()
 	g.x, g.inner, g.set, g.d = x, out, set, x.rt.dialect
 	return g
+}
+
+// guardSink is x's guardSink, made on first use and kept with the pooled
+// exchange: an exchange that never ran a guardrail does not carry one.
+func (x *exchange) guardSink() *guardSink {
+	if x.gsink == nil {
+		x.gsink = &guardSink{}
+	}
+	return x.gsink
 }
 
 // Reset forgets the stream and keeps the scratch.
@@ -327,7 +336,7 @@ func (x *exchange) guardWhole(b *pool.Buffer) *pool.Buffer {
 	if set == nil {
 		return b
 	}
-	g := &x.gsink
+	g := x.guardSink()
 	g.x, g.set = x, set
 	txt, changed := g.guarded(b.B)
 	if !changed {

@@ -160,7 +160,7 @@ func (x *exchange) streamTo(w streamWriter) {
 // runStream runs the relay x's stream kind names, writing to out.
 func (x *exchange) runStream(out sink) {
 	out = x.guardRelay(out)
-	if out == &x.gsink {
+	if x.gsink != nil && out == sink(x.gsink) {
 		defer x.gsink.end()
 	}
 	switch x.streamKind {

@@ -8,6 +8,7 @@ import (
 	"slipstream/codec"
 	"slipstream/codec/translate"
 	"slipstream/pool"
+	"slipstream/server/mock"
 )
 
 // serveMock answers from the built-in mock provider in the client's
@@ -29,7 +30,10 @@ func (s *Server) serveMock(x *exchange) bool {
 		return false
 	}
 	m := s.mocks[x.target.Provider]
-	m.Build(&x.answer, &x.req, x.InputTokens())
+	if x.answer == nil {
+		x.answer = &mock.Answer{} // kept with the pooled exchange
+	}
+	m.Build(x.answer, &x.req, x.InputTokens())
 	x.ts = translate.AcquireStream(d, d, &x.req, x.stream)
 	if x.stream {
 		setSSEHeaders(x.ctx)

@@ -46,7 +46,7 @@ type relayPart struct {
 	ttft     time.Time // when the first event went to the client, or zero
 	bytesOut int64     // body bytes written to the client by streams
 
-	gsink guardSink   // the guardrails' step over response content (guardsink.go)
+	gsink *guardSink  // the guardrails' step over response content (guardsink.go), made on first use
 	bw    batchWriter // the writer an HTTP stream relays into (batchwriter.go)
 }
 
@@ -71,6 +71,8 @@ func (r *relayPart) Reset() {
 	r.pings = pings{tick: r.pings.tick}
 	r.sameTail, r.ttft, r.bytesOut = nil, time.Time{}, 0
 	r.bodyTail.reset(-1)
-	r.gsink.Reset()
+	if r.gsink != nil {
+		r.gsink.Reset()
+	}
 	r.bw.Reset(nil)
 }

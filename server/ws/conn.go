@@ -41,19 +41,21 @@ type conn struct {
 
 	hb  [14]byte  // frame header scratch
 	ctl [125]byte // control frame payload
+	// Beside the arrays, where they fill padding: conn is 4 KiB, not
+	// the next size class (4.75 KiB).
+	frag      bool // the message in c.in came in more than one frame
+	checkedOK bool // checked describes c.body
 
-	in        *pool.Buffer // the message being read or served
-	reserved  int64        // bytes of it counted in the server's bytes in flight
-	frag      bool         // it came in more than one frame
-	body      *pool.Buffer // the HTTP body it expanded into
-	out       *pool.Buffer // output items of the response in flight
-	exp       openai.FrameExpansion
-	vals      openai.FrameVals // the frame's members ParseFrame reads
-	checked   Checked          // what the expansion knows of c.body
-	checkedOK bool             // checked describes c.body
-	msg       []byte           // events built here (errors, prewarm)
-	data      []byte           // an event's data lines joined (eventFields)
-	id        [64]byte
+	in       *pool.Buffer // the message being read or served
+	reserved int64        // bytes of it counted in the server's bytes in flight
+	body     *pool.Buffer // the HTTP body it expanded into
+	out      *pool.Buffer // output items of the response in flight
+	exp      openai.FrameExpansion
+	vals     openai.FrameVals // the frame's members ParseFrame reads
+	checked  Checked          // what the expansion knows of c.body
+	msg      []byte           // events built here (errors, prewarm)
+	data     []byte           // an event's data lines joined (eventFields)
+	id       [64]byte
 
 	streamMu sync.Mutex
 	stream   io.Closer // the whole answer's body stream being read, closed when the client leaves
