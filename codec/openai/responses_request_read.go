@@ -43,12 +43,14 @@ func DecodeResponsesRequest(r *codec.Request, body []byte) error {
 }
 
 // responsesFields holds the top-level members DecodeResponsesRequest reads,
-// collected in one pass so they can be handled in a fixed order.
-// String-valued members stay raw: gjson would unescape (copy) them.
+// collected in one pass so they can be handled in a fixed order. All stay
+// raw (gjson would unescape, copy, string values) and are parsed where
+// they are read: a gjson.Result is 80 bytes, and this struct lives on the
+// stack of a call chain that runs deep (a WebSocket turn's goroutine,
+// where nine Results took the input's reading past its 8 KiB stack).
 type responsesFields struct {
-	model, instructions, input                           []byte // raw
-	stream, tools, toolChoice, parallel, reasoning, text gjson.Result
-	maxOutput, temperature, topP                         gjson.Result
+	model, instructions, input, stream, tools, toolChoice   []byte
+	parallel, reasoning, text, maxOutput, temperature, topP []byte
 }
 
 func (f *responsesFields) collect(key string, value []byte) {
@@ -60,23 +62,23 @@ func (f *responsesFields) collect(key string, value []byte) {
 	case "input":
 		f.input = value
 	case "stream":
-		f.stream = respParse(value)
+		f.stream = value
 	case "tools":
-		f.tools = respParse(value)
+		f.tools = value
 	case "tool_choice":
-		f.toolChoice = gjson.Parse(pool.B2S(value)) // "auto"/"none"/"required" or an object
+		f.toolChoice = value
 	case "parallel_tool_calls":
-		f.parallel = respParse(value)
+		f.parallel = value
 	case "reasoning":
-		f.reasoning = respParse(value)
+		f.reasoning = value
 	case "text":
-		f.text = respParse(value)
+		f.text = value
 	case "max_output_tokens":
-		f.maxOutput = respParse(value)
+		f.maxOutput = value
 	case "temperature":
-		f.temperature = respParse(value)
+		f.temperature = value
 	case "top_p":
-		f.topP = respParse(value)
+		f.topP = value
 	}
 }
 
@@ -90,38 +92,52 @@ type responsesReader struct {
 func (rd *responsesReader) read(f *responsesFields) error {
 	r := rd.r
 	r.Model = codec.StrContent(f.model)
-	r.Stream = f.stream.Type == gjson.True
+	r.Stream = bytes.Equal(f.stream, []byte("true"))
 	if text := codec.StrContent(f.instructions); len(text) > 0 {
 		r.System = append(r.System, text)
 	}
-	switch input := respParse(f.input); {
-	case len(f.input) > 0 && f.input[0] == '"':
+	if err := rd.input(f.input); err != nil {
+		return err
+	}
+	rd.settings(f)
+	return nil
+}
+
+// input reads the input member: a string (one user message) or an item
+// list.
+func (rd *responsesReader) input(raw []byte) error {
+	r := rd.r
+	switch input := respParse(raw); {
+	case len(raw) > 0 && raw[0] == '"':
 		r.AddMessage(codec.RoleUser)
-		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.StrContent(f.input)})
+		r.AddPart(codec.Part{Kind: codec.PartText, Text: codec.StrContent(raw)})
 	case input.IsObject():
 		return fmt.Errorf("input: must be a string or an array of items")
 	case input.IsArray():
 		input.ForEach(rd.item)
-		if rd.err != nil {
-			return rd.err
-		}
+		return rd.err
 	}
-	f.tools.ForEach(rd.tool)
-	readResponsesToolChoice(r, f.toolChoice)
-	switch f.parallel.Type {
+	return nil
+}
+
+// settings reads the members besides the model, instructions and input.
+func (rd *responsesReader) settings(f *responsesFields) {
+	r := rd.r
+	respParse(f.tools).ForEach(rd.tool)
+	readResponsesToolChoice(r, gjson.Parse(pool.B2S(f.toolChoice))) // "auto"/"none"/"required" or an object
+	switch respParse(f.parallel).Type {
 	case gjson.True:
 		r.Parallel = 1
 	case gjson.False:
 		r.Parallel = -1
 	}
-	readResponsesReasoning(r, f.reasoning)
-	readResponsesFormat(r, f.text.Get("format"))
-	if f.maxOutput.Type == gjson.Number {
-		r.MaxTokens = f.maxOutput.Int()
+	readResponsesReasoning(r, respParse(f.reasoning))
+	readResponsesFormat(r, respParse(f.text).Get("format"))
+	if m := respParse(f.maxOutput); m.Type == gjson.Number {
+		r.MaxTokens = m.Int()
 	}
-	r.Temperature = respRawNumber(f.temperature)
-	r.TopP = respRawNumber(f.topP)
-	return nil
+	r.Temperature = respRawNumber(respParse(f.temperature))
+	r.TopP = respRawNumber(respParse(f.topP))
 }
 
 // respRawNumber returns v's raw JSON when it is a number, else nil.
@@ -366,7 +382,7 @@ func responsesScratchNeed(body []byte, f *responsesFields) int {
 		return 0
 	}
 	need := 0
-	f.tools.ForEach(func(_, t gjson.Result) bool {
+	respParse(f.tools).ForEach(func(_, t gjson.Result) bool {
 		if t.Get("type").Raw == `"namespace"` {
 			ns := respStr(t, "name")
 			t.Get("tools").ForEach(func(_, inner gjson.Result) bool {

@@ -16,13 +16,25 @@ import (
 
 // handle serves one client frame.
 func (c *conn) handle(b []byte, binary bool) {
+	if chained, n, ok := c.prepare(b, binary); ok {
+		c.serveTurn(chained, n)
+	}
+}
+
+// prepare checks frame b and expands it into c.body; it returns whether
+// the frame chains on a stored response and its trimmed length. False: it
+// was answered (an error event, a close, a prewarm). It is apart from handle
+// so that its locals (the parsed frame, the transcript) are off the stack
+// while the turn runs: a turn calls deep, and a frame's worth of bytes
+// more took a translated turn's goroutine past 8 KiB.
+func (c *conn) prepare(b []byte, binary bool) (chained bool, n int, ok bool) {
 	if binary {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "frames must be text frames holding one JSON object")
-		return
+		return false, 0, false
 	}
 	if !utf8.Valid(b) { // RFC 6455 section 8.1
 		c.closeWith(websocket.CloseInvalidFramePayloadData, "a text frame holds invalid UTF-8")
-		return
+		return false, 0, false
 	}
 	// A truncated frame must not be completed by the expansion into a
 	// valid request: its shape is checked before a member is acted on.
@@ -30,15 +42,15 @@ func (c *conn) handle(b []byte, binary bool) {
 	f, ok := openai.ParseFrame(b, &c.vals)
 	if !ok {
 		c.sendError(400, "invalid_request_error", "invalid_json", "the frame is not one complete JSON object (or names a member twice)")
-		return
+		return false, 0, false
 	}
 	if f.Prev != nil && f.PrevID == nil && string(f.Prev) != "null" {
 		c.sendError(400, "invalid_request_error", "invalid_previous_response_id", "previous_response_id must be a string")
-		return
+		return false, 0, false
 	}
 	if string(f.Type) != "response.create" {
 		c.sendError(400, "invalid_request_error", "unsupported_frame", "unsupported frame type; expected response.create")
-		return
+		return false, 0, false
 	}
 	c.t.frames.Add(1)
 	// The stored transcript is taken whatever happens next: it is either
@@ -53,7 +65,7 @@ func (c *conn) handle(b []byte, binary bool) {
 		if c.t.logging() {
 			c.t.logf("WS %s frame=%d previous_response_not_found", pathOf(&c.hdr), c.frames)
 		}
-		return
+		return false, 0, false
 	}
 	if f.PrevID == nil {
 		prev.release()
@@ -62,9 +74,9 @@ func (c *conn) handle(b []byte, binary bool) {
 	}
 	if f.Prewarm {
 		c.prewarm(&f)
-		return
+		return false, 0, false
 	}
-	chained := f.PrevID != nil
+	chained = f.PrevID != nil
 	tagged := f.Tagged || chained && prev.tagged
 	if !chained && !c.frag {
 		c.expandInPlace(b, f.Grows())
@@ -82,9 +94,9 @@ func (c *conn) handle(b []byte, binary bool) {
 			c.t.logf("WS %s frame=%d expanded body over the limit: close 1009", pathOf(&c.hdr), c.frames)
 		}
 		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
-		return
+		return false, 0, false
 	}
-	c.serveTurn(chained, len(b))
+	return chained, len(b), true
 }
 
 // noteChecked records what the expansion knows of c.body, for the
