@@ -238,27 +238,38 @@ func (rd *responsesReader) content(content []byte) int {
 
 // part adds one content part and reports whether it was kept.
 func (rd *responsesReader) part(part gjson.Result) bool {
+	var key string
 	switch part.Get("type").Raw {
 	case `"input_text"`, `"output_text"`, `"text"`:
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: respStr(part, "text")})
+		key = "text"
 	case `"refusal"`:
-		rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: respStr(part, "refusal")})
+		key = "refusal"
 	case `"input_image"`:
-		u := respStr(part, "image_url")
-		if u == nil {
-			u = respStr(respParse(respVal(part, "image_url")), "url")
-		}
-		if len(u) == 0 {
-			return false // file_id images cannot be carried
-		}
-		p := codec.Part{Kind: codec.PartImage, URL: u}
-		if mt, data, ok := codec.ParseDataURL(u); ok {
-			p = codec.Part{Kind: codec.PartImage, MediaType: mt, Text: data}
-		}
-		rd.r.AddPart(p)
+		return rd.image(part)
 	default:
 		return false // input_file, input_audio, unknown: dropped
 	}
+	rd.r.AddPart(codec.Part{Kind: codec.PartText, Text: respStr(part, key)})
+	return true
+}
+
+// image adds an input_image part; false for one that cannot be carried
+// (a file_id). It is apart from part, whose frame would otherwise hold
+// its codec.Part values (1 KB in all) under the gjson reads that run
+// deepest in a request's decoding.
+func (rd *responsesReader) image(part gjson.Result) bool {
+	u := respStr(part, "image_url")
+	if u == nil {
+		u = respStr(respParse(respVal(part, "image_url")), "url")
+	}
+	if len(u) == 0 {
+		return false
+	}
+	p := codec.Part{Kind: codec.PartImage, URL: u}
+	if mt, data, ok := codec.ParseDataURL(u); ok {
+		p = codec.Part{Kind: codec.PartImage, MediaType: mt, Text: data}
+	}
+	rd.r.AddPart(p)
 	return true
 }
 
