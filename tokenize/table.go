@@ -75,8 +75,10 @@ type table struct {
 	long     []uint64 // index of the longer tokens
 	maxLen   int
 	byteRank [256]uint32
-	// pairRank[a<<8|b] is the rank of the two-byte token ab, or noRank:
-	// the first round of every merge looks up all adjacent byte pairs.
+	// pairRank[a<<8|b] holds in its low rankBits bits the rank of the
+	// two-byte token ab, or rankMask: the first round of every merge looks
+	// up all adjacent byte pairs. The bits above hold a bound for
+	// premerging (see premerge.go).
 	pairRank []uint32
 
 	// id tells this table's entries apart in a pairCache: bits 54-55,
@@ -109,6 +111,7 @@ func newTable(blob string, id uint64) *table {
 	t.fillIndex()
 	t.fillByteRanks()
 	t.fillPairRanks()
+	t.markPremerge()
 	return t
 }
 
@@ -170,7 +173,7 @@ func (t *table) fillByteRanks() {
 func (t *table) fillPairRanks() {
 	t.pairRank = make([]uint32, 1<<16)
 	for i := range t.pairRank {
-		t.pairRank[i] = noRank
+		t.pairRank[i] = rankMask
 	}
 	off := 0
 	for r := range len(t.lengths) {
@@ -183,7 +186,11 @@ func (t *table) fillPairRanks() {
 
 // pair returns the rank of the two-byte token ab, or noRank.
 func (t *table) pair(a, b byte) uint32 {
-	return t.pairRank[int(a)<<8|int(b)]
+	r := t.pairRank[int(a)<<8|int(b)] & rankMask
+	if r == rankMask {
+		return noRank
+	}
+	return r
 }
 
 // slot maps a hash to its home slot (Lemire's multiply-shift reduction,
@@ -261,6 +268,27 @@ func (t *table) lookup(b []byte) (uint32, bool) {
 }
 
 func (t *table) lookupShort(b []byte) (uint32, bool) {
+	e, ok := t.shortEntry(b)
+	return uint32(e & rankMask), ok
+}
+
+// shortSlot returns the position in the short index of the token whose
+// bytes equal b, which must be in it.
+func (t *table) shortSlot(b []byte) int {
+	k := shortKey(b)
+	for i := slot(t.short, hashShort(k)); ; {
+		if t.short[i]&^(rankMask|premergeFlag) == k {
+			return i
+		}
+		if i++; i == len(t.short) {
+			i = 0
+		}
+	}
+}
+
+// shortEntry returns the short index entry of the token whose bytes equal
+// b, of at most shortMax bytes.
+func (t *table) shortEntry(b []byte) (uint64, bool) {
 	if len(b) == 0 {
 		return 0, false
 	}
@@ -268,8 +296,8 @@ func (t *table) lookupShort(b []byte) (uint32, bool) {
 	index := t.short
 	for i := slot(index, hashShort(k)); ; {
 		e := index[i]
-		if e&^rankMask == k {
-			return uint32(e & rankMask), true
+		if e&^(rankMask|premergeFlag) == k {
+			return e, true
 		}
 		if e == 0 {
 			return 0, false
