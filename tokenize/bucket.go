@@ -81,9 +81,8 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 	}
 	b.free = 0
 	parts := st.linkParts(t, p)
-	for i := int32(0); next[i] < n; i = next[i] {
-		if r := st.firstPair(t, p, i); r != noRank {
-			pairRank[i] = r
+	for i := int32(0); i < n; i++ {
+		if r := pairRank[i]; r <= rankMask {
 			b.push(r, i)
 		}
 	}

@@ -26,6 +26,12 @@ func TestMergeStrategiesAgree(t *testing.T) {
 			if m := tab.initParts(p, st.small.start[:], st.small.rank[:]); m >= 0 {
 				small, n1 = st.mergeSmall(tab, p, m, nil, true)
 			}
+			if isASCII(p) && len(p) <= smallParts {
+				bytes, n0 := st.mergeSmallBytes(tab, p, nil, true)
+				if !slices.Equal(bytes, heap) || n0 != n2 {
+					t.Fatalf("%s: merges of %q disagree:\nbytes %v\nheap  %v", e.Name(), p, bytes, heap)
+				}
+			}
 			buck, n3 := st.mergeBuckets(tab, p, nil, true)
 			if !slices.Equal(small, heap) || !slices.Equal(small, buck) || n1 != len(small) ||
 				n2 != n1 || n3 != n1 {

@@ -1,6 +1,9 @@
 package tokenize
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Merging a piece of Chinese from its bytes spends two merges per
 // character before any word forms. Most characters are tokens, and in most
@@ -33,31 +36,34 @@ import "unicode/utf8"
 // rank at most rank(c). Bit 61 is unused by short entries.
 const premergeFlag = 1 << 61
 
-// Bits 18-31 of pairRank[a<<8|b] hold straddle(a, b): the lowest rank of a
-// token that contains the bytes a, b next to each other, divided by 16 (so
-// that it fits; the bound stays below the true rank), or straddleNone.
+// When the bytes a, b are no token, pairRank[a<<8|b] is noPair plus
+// straddle(a, b): the lowest rank of a token that contains a, b next to each
+// other, divided by 16 (so that it fits; the bound stays below the true
+// rank), or straddleNone. When ab is a token its entry is its rank, which
+// bounds nothing, so a character at such an edge is merged from bytes.
 const (
-	straddleShift = rankBits
-	straddleNone  = 1<<(32-straddleShift) - 1
+	noPair       = 1 << 31
+	straddleNone = 1<<(31-rankBits+4) - 1 // above every rank / 16
 )
 
 // markPremerge sets premergeFlag on the short index entries of the
 // characters that qualify, and the straddle bounds in pairRank. It runs
 // after fillIndex and fillPairRanks.
 func (t *table) markPremerge() {
-	for ab := range t.pairRank {
-		t.pairRank[ab] |= straddleNone << straddleShift
+	for ab, r := range t.pairRank {
+		if r > rankMask {
+			t.pairRank[ab] = noPair | straddleNone
+		}
 	}
 	off := 0
 	for r := range len(t.lengths) {
 		size := int(t.lengths[r])
 		tok := t.arena[off : off+size]
 		off += size
-		q := uint32(r) >> 4 << straddleShift
+		q := noPair | uint32(r)>>4
 		for k := 0; k+1 < size; k++ {
-			e := &t.pairRank[int(tok[k])<<8|int(tok[k+1])]
-			if *e&^rankMask > q {
-				*e = *e&rankMask | q
+			if e := &t.pairRank[int(tok[k])<<8|int(tok[k+1])]; *e > q {
+				*e = q
 			}
 		}
 		if size > 1 && tok[0] >= 0xC2 && t.isPremergeChar(tok, uint32(r)) {
@@ -104,9 +110,9 @@ func (t *table) mergeAlone(c []byte) (uint32, bool) {
 }
 
 // straddleAbove reports whether every token containing the bytes a, b next
-// to each other ranks above r.
+// to each other is known to rank above r.
 func (t *table) straddleAbove(a, b byte, r uint32) bool {
-	return t.pairRank[int(a)<<8|int(b)]>>straddleShift > r>>4
+	return t.pairRank[int(a)<<8|int(b)] > noPair|r>>4
 }
 
 // charPart returns the rank of the character of n bytes at p[i], and
@@ -136,15 +142,18 @@ func (t *table) initParts(p []byte, start []int32, rank []uint32) int {
 		if m == len(rank) {
 			return -1
 		}
-		if n := leadLen(p[i]); n > 1 && i+n <= len(p) {
-			if r, ok := t.charPart(p, i, n); ok {
-				start[m], rank[m] = int32(i), r
-				m++
-				i += n
-				continue
+		b := p[i]
+		if b >= 0xC2 { // starts a multi-byte character
+			if n := leadLen(b); i+n <= len(p) {
+				if r, ok := t.charPart(p, i, n); ok {
+					start[m], rank[m] = int32(i), r
+					m++
+					i += n
+					continue
+				}
 			}
 		}
-		start[m], rank[m] = int32(i), t.byteRank[p[i]]
+		start[m], rank[m] = int32(i), t.byteRank[b]
 		m++
 		i++
 	}
@@ -166,20 +175,43 @@ func leadLen(b byte) int {
 }
 
 // linkParts links the parts a merge of p starts from (as initParts) in the
-// mergeHeap arrays, indexed by byte position, and returns how many there
-// are. Positions inside a part are not written; nothing reads them.
+// mergeHeap arrays, indexed by byte position, sets pairRank at each part's
+// start to the rank of it joined with its successor (noRank elsewhere), and
+// returns how many parts there are. next, prev and partRank are not written
+// inside a part; nothing reads them there.
 func (st *state) linkParts(t *table, p []byte) int {
 	n := int32(len(p))
 	next, prev, pairRank, partRank := st.next, st.prev, st.pairRank, st.partRank
+	if isASCII(p) {
+		for i := int32(0); i < n; i++ {
+			next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
+		}
+		for i := int32(0); i+1 < n; i++ {
+			pairRank[i] = t.pair(p[i], p[i+1])
+		}
+		return len(p)
+	}
 	last, parts := int32(-1), 0
 	for i := int32(0); i < n; {
 		w, r := int32(1), t.byteRank[p[i]]
-		if l := leadLen(p[i]); l > 1 && int(i)+l <= len(p) {
-			if cr, ok := t.charPart(p, int(i), l); ok {
-				w, r = int32(l), cr
+		if b := p[i]; b >= 0xC2 { // starts a multi-byte character
+			if l := leadLen(b); int(i)+l <= len(p) {
+				if cr, ok := t.charPart(p, int(i), l); ok {
+					w, r = int32(l), cr
+					for k := i + 1; k < i+w; k++ {
+						pairRank[k] = noRank
+					}
+				}
 			}
 		}
 		next[i], prev[i], partRank[i], pairRank[i] = i+w, last, r, noRank
+		if last >= 0 {
+			if w == 1 && i-last == 1 { // two bytes
+				pairRank[last] = t.pair(p[last], p[i])
+			} else {
+				pairRank[last] = st.cache.rank(t, partRank[last], r, p, last, i+w)
+			}
+		}
 		last = i
 		i += w
 		parts++
@@ -187,13 +219,15 @@ func (st *state) linkParts(t *table, p []byte) int {
 	return parts
 }
 
-// firstPair returns the rank of the part at i joined with its successor,
-// right after linkParts.
-func (st *state) firstPair(t *table, p []byte, i int32) uint32 {
-	j := st.next[i]
-	k := st.next[j]
-	if k-i == 2 { // two bytes
-		return t.pair(p[i], p[j])
+// isASCII reports whether p has no byte above 0x7F, eight bytes at a time.
+func isASCII(p []byte) bool {
+	var or uint64
+	for len(p) >= 8 {
+		or |= binary.LittleEndian.Uint64(p)
+		p = p[8:]
 	}
-	return st.cache.rank(t, st.partRank[i], st.partRank[j], p, i, k)
+	for _, b := range p {
+		or |= uint64(b)
+	}
+	return or&0x8080808080808080 == 0
 }

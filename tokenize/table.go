@@ -75,10 +75,10 @@ type table struct {
 	long     []uint64 // index of the longer tokens
 	maxLen   int
 	byteRank [256]uint32
-	// pairRank[a<<8|b] holds in its low rankBits bits the rank of the
-	// two-byte token ab, or rankMask: the first round of every merge looks
-	// up all adjacent byte pairs. The bits above hold a bound for
-	// premerging (see premerge.go).
+	// pairRank[a<<8|b] is the rank of the two-byte token ab: the first
+	// round of every merge looks up all adjacent byte pairs. When ab is
+	// no token it is above rankMask and holds a bound for premerging
+	// (see premerge.go).
 	pairRank []uint32
 
 	// id tells this table's entries apart in a pairCache: bits 54-55,
@@ -173,7 +173,7 @@ func (t *table) fillByteRanks() {
 func (t *table) fillPairRanks() {
 	t.pairRank = make([]uint32, 1<<16)
 	for i := range t.pairRank {
-		t.pairRank[i] = rankMask
+		t.pairRank[i] = noRank
 	}
 	off := 0
 	for r := range len(t.lengths) {
@@ -184,13 +184,10 @@ func (t *table) fillPairRanks() {
 	}
 }
 
-// pair returns the rank of the two-byte token ab, or noRank.
+// pair returns the rank of the two-byte token ab, or, when ab is not a
+// token, a value above rankMask (not always noRank: see premerge.go).
 func (t *table) pair(a, b byte) uint32 {
-	r := t.pairRank[int(a)<<8|int(b)] & rankMask
-	if r == rankMask {
-		return noRank
-	}
-	return r
+	return t.pairRank[int(a)<<8|int(b)]
 }
 
 // slot maps a hash to its home slot (Lemire's multiply-shift reduction,

@@ -221,6 +221,11 @@ func BenchmarkMerge(b *testing.B) {
 		if n <= smallParts {
 			b.Run("small/"+itoa(n), func(b *testing.B) {
 				for b.Loop() {
+					st.mergeSmallBytes(t, piece, nil, false)
+				}
+			})
+			b.Run("smallParts/"+itoa(n), func(b *testing.B) {
+				for b.Loop() {
 					m := t.initParts(piece, st.small.start[:], st.small.rank[:])
 					st.mergeSmall(t, piece, m, nil, false)
 				}
