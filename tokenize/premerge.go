@@ -60,11 +60,11 @@ func (t *table) markPremerge() {
 		size := int(t.lengths[r])
 		tok := t.arena[off : off+size]
 		off += size
+		// A token pair's entry, its rank, stays: q is above every rank.
 		q := noPair | uint32(r)>>4
 		for k := 0; k+1 < size; k++ {
-			if e := &t.pairRank[int(tok[k])<<8|int(tok[k+1])]; *e > q {
-				*e = q
-			}
+			e := &t.pairRank[int(tok[k])<<8|int(tok[k+1])]
+			*e = min(*e, q)
 		}
 		if size > 1 && tok[0] >= 0xC2 && t.isPremergeChar(tok, uint32(r)) {
 			t.short[t.shortSlot(tok)] |= premergeFlag
