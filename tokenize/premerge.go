@@ -28,8 +28,9 @@ import (
 //
 // Every token across an edge contains the two bytes at the edge, so the
 // lowest rank of any token containing that byte pair bounds it from below.
-// The table keeps that bound per byte pair (straddle), and marks in the
-// short index the characters that qualify on their own (premergeFlag).
+// The table keeps that bound in the two-byte table's entries of the byte
+// pairs that are no token (straddle), and marks in the short index the
+// characters that qualify on their own (premergeFlag); neither grows it.
 
 // premergeFlag marks, in the short index entry of a token that is one whole
 // multi-byte character c, that c's bytes merged alone become c by merges of
@@ -43,7 +44,7 @@ const premergeFlag = 1 << 61
 // bounds nothing, so a character at such an edge is merged from bytes.
 const (
 	noPair       = 1 << 31
-	straddleNone = 1<<(31-rankBits+4) - 1 // above every rank / 16
+	straddleNone = 1<<17 - 1 // above every rank (below 2^18) / 16
 )
 
 // markPremerge sets premergeFlag on the short index entries of the
