@@ -80,16 +80,12 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 		b.pos, b.link = make([]int32, 0, len(p)), make([]int32, 0, len(p))
 	}
 	b.free = 0
+	parts := st.linkParts(t, p)
 	for i := int32(0); i < n; i++ {
-		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
-	}
-	for i := int32(0); i+1 < n; i++ {
-		if r := t.pair(p[i], p[i+1]); r != noRank {
-			pairRank[i] = r
+		if r := pairRank[i]; r <= rankMask {
 			b.push(r, i)
 		}
 	}
-	parts := int(n)
 	for len(b.ranks) > 0 {
 		var r uint32
 		r, b.ranks = heapPop32(b.ranks)

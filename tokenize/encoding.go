@@ -5,7 +5,7 @@
 // Each encoding's table is built once per process, on first use, and shared
 // by every caller: its token bytes alias an embedded blob, so the heap cost
 // is the hash indexes and the two-byte table (about 3.1 MB for o200k_base,
-// 1.7 MB for cl100k_base). Each pooled per-call scratch state adds 128 KiB
+// 1.7 MB for cl100k_base). Each pooled per-call scratch state adds 260 KiB
 // of caches.
 package tokenize
 
@@ -154,8 +154,12 @@ func (st *state) encode(e *Encoding, t *table, text []byte, dst []uint32, ids bo
 			}
 			continue
 		}
-		if !ids && len(piece) <= pieceCacheMax && !st.noPieceCache {
-			count += st.countCached(t, piece)
+		if !ids && len(piece) <= longPieceMax && !st.noPieceCache {
+			if len(piece) <= pieceCacheMax {
+				count += st.countCached(t, piece)
+			} else {
+				count += st.countCachedLong(t, piece)
+			}
 			continue
 		}
 		var k int
@@ -175,5 +179,18 @@ func (st *state) countCached(t *table, piece []byte) int {
 	}
 	_, k := st.merge(t, piece, nil, false)
 	e.w, e.meta = w, meta|uint64(k)
+	return k
+}
+
+// countCachedLong is countCached for a piece of pieceCacheMax+1 to
+// longPieceMax bytes.
+func (st *state) countCachedLong(t *table, piece []byte) int {
+	e, meta, ok := st.longPieces.lookup(t, piece)
+	if ok {
+		return int(uint32(e.meta))
+	}
+	_, k := st.merge(t, piece, nil, false)
+	copy(e.b[:], piece)
+	e.meta = meta | uint64(k)
 	return k
 }

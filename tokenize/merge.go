@@ -2,11 +2,12 @@ package tokenize
 
 import "unicode/utf8"
 
-// smallPiece is the longest piece merged by the quadratic scan; longer pieces
-// use the heap. The scan is faster for the short pieces that dominate text,
-// the heap bounds the worst case at O(n log n). 24 beat 32 and 48 on
-// BenchmarkCount all1MB (CJK pieces of 30-60 bytes) by 3-15%, alternated.
-const smallPiece = 24
+// smallParts is the most parts a piece may start with to be merged by the
+// quadratic scan; pieces with more use the heap. The scan is faster for
+// the short pieces that dominate text, the heap bounds the worst case at
+// O(n log n). 24 bytes beat 32 and 48 on BenchmarkCount all1MB (CJK pieces
+// of 30-60 bytes) by 3-15%, alternated, when parts were bytes.
+const smallParts = 24
 
 // merge byte-pair encodes piece, a pre-tokenizer piece that is not itself a
 // token, and returns how many tokens it became. When ids is set, the token
@@ -45,21 +46,82 @@ const maxMergePiece = 64 << 10
 
 // mergeOne byte-pair encodes one piece of at most maxMergePiece bytes.
 func (st *state) mergeOne(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
-	switch {
-	case len(piece) <= smallPiece:
-		return st.mergeSmall(t, piece, dst, ids)
-	case len(piece) < bucketPiece:
+	if isASCII(piece) {
+		if len(piece) <= smallParts {
+			return st.mergeSmallBytes(t, piece, dst, ids)
+		}
+	} else if len(piece) <= utf8.UTFMax*smallParts {
+		if m := t.initParts(piece, st.small.start[:], st.small.rank[:]); m >= 0 {
+			return st.mergeSmall(t, piece, m, dst, ids)
+		}
+	}
+	if len(piece) < bucketPiece {
 		return st.mergeHeap(t, piece, dst, ids)
 	}
 	return st.mergeBuckets(t, piece, dst, ids)
 }
 
-// mergeSmall keeps the parts in a linked list over byte positions, like
-// mergeHeap, but finds the lowest pair by scanning all pair slots after
-// every merge: O(n^2), with no heap and no moves. The scan is branch-free
-// (min), then stops at the leftmost pair of that rank. Absorbed parts keep
-// noRank in their pair slot.
-func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint32, int) {
+// mergeSmall merges the m parts initParts wrote into st.small. It keeps
+// them in a linked list and finds the lowest pair by scanning all pair
+// slots after every merge: O(m^2), with no heap and no moves. The scan is
+// branch-free (min), then stops at the leftmost pair of that rank.
+// Absorbed parts keep noRank in their pair slot.
+func (st *state) mergeSmall(t *table, p []byte, m int, dst []uint32, ids bool) ([]uint32, int) {
+	s := &st.small
+	rank, pairs, start := s.rank[:m], s.pairs[:m], s.start[:m+1]
+	next, prev := s.next[:m], s.prev[:m]
+	c := &st.cache
+	for k := range m {
+		next[k], prev[k], pairs[k] = int8(k+1), int8(k-1), noRank
+	}
+	for k := 0; k+1 < m; k++ {
+		if from := start[k]; start[k+2]-from == 2 { // two bytes
+			pairs[k] = t.pair(p[from], p[from+1])
+		} else {
+			pairs[k] = c.rank(t, rank[k], rank[k+1], p, from, start[k+2])
+		}
+	}
+	parts := m
+	for {
+		low := noRank
+		for _, r := range pairs {
+			low = min(low, r)
+		}
+		if low > rankMask { // no pair is a token
+			break
+		}
+		k := 0
+		for pairs[k] != low {
+			k++
+		}
+		// Part k absorbs its successor j; the pairs on either side of the
+		// new part change.
+		j := int(next[k])
+		nj := int(next[j])
+		rank[k], next[k], pairs[j], pairs[k] = low, int8(nj), noRank, noRank
+		parts--
+		if nj < m {
+			prev[nj] = int8(k)
+			pairs[k] = c.rank(t, low, rank[nj], p, start[k], start[next[nj]])
+		}
+		if pk := int(prev[k]); pk >= 0 {
+			pairs[pk] = c.rank(t, rank[pk], low, p, start[pk], start[nj])
+		}
+	}
+	if ids {
+		for k := 0; k < m; k = int(next[k]) {
+			dst = append(dst, rank[k])
+		}
+	}
+	return dst, parts
+}
+
+// mergeSmallBytes is mergeSmall for a piece of at most smallParts ASCII
+// bytes, whose parts start as its bytes: the list is over byte positions,
+// with no part starts to look up. It is kept apart because it is that much
+// faster on the short ASCII pieces that dominate merging in English and
+// code (BenchmarkMerge small/8: 86 -> 71 ns, best of 10).
+func (st *state) mergeSmallBytes(t *table, p []byte, dst []uint32, ids bool) ([]uint32, int) {
 	s := &st.small
 	n := len(p)
 	rank, pairs := s.rank[:n], s.pairs[:n]
@@ -77,7 +139,7 @@ func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint3
 		for _, r := range pairs {
 			low = min(low, r)
 		}
-		if low == noRank {
+		if low > rankMask { // no pair is a token
 			break
 		}
 		k := 0
@@ -106,11 +168,12 @@ func (st *state) mergeSmall(t *table, p []byte, dst []uint32, ids bool) ([]uint3
 	return dst, parts
 }
 
-// smallScratch is mergeSmall's scratch, sized for the longest piece it
+// smallScratch is mergeSmall's scratch, sized for the most parts it
 // merges.
 type smallScratch struct {
-	rank, pairs [smallPiece]uint32
-	next, prev  [smallPiece]int8
+	rank, pairs [smallParts]uint32
+	start       [smallParts + 1]int32
+	next, prev  [smallParts]int8
 }
 
 // mergeHeap keeps the parts in a doubly linked list over byte positions and
@@ -127,17 +190,13 @@ func (st *state) mergeHeap(t *table, p []byte, dst []uint32, ids bool) ([]uint32
 	}
 	h := st.heap[:0]
 	c := &st.cache
+	parts := st.linkParts(t, p)
 	for i := int32(0); i < n; i++ {
-		next[i], prev[i], partRank[i], pairRank[i] = i+1, i-1, t.byteRank[p[i]], noRank
-	}
-	for i := int32(0); i+1 < n; i++ {
-		if r := t.pair(p[i], p[i+1]); r != noRank {
-			pairRank[i] = r
+		if r := pairRank[i]; r <= rankMask {
 			h = append(h, heapEntry(r, i))
 		}
 	}
 	heapInit(h)
-	parts := int(n)
 	for len(h) > 0 {
 		var e uint64
 		e, h = heapPop(h)

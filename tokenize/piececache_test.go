@@ -37,3 +37,30 @@ func TestKeysStayInText(t *testing.T) {
 		}
 	}
 }
+
+// TestLongPieceCacheExact: pieces of 25 to 128 bytes that differ in one
+// byte, or only in length, or in the encoding, each get their own count
+// from a warm cache (the cache compares whole bytes, never a hash).
+func TestLongPieceCacheExact(t *testing.T) {
+	cached := &state{}
+	uncached := &state{noPieceCache: true}
+	base := []byte("中文的分词测试这是一个很长的句子没有标点符号ABCDEFGHabcdefgh0123456789")
+	var pieces [][]byte
+	for n := pieceCacheMax + 1; n <= min(len(base), longPieceMax); n++ {
+		pieces = append(pieces, base[:n])
+		flipped := append([]byte(nil), base[:n]...)
+		flipped[n/2] ^= 1
+		pieces = append(pieces, flipped)
+	}
+	for round := range 3 {
+		for _, p := range pieces {
+			for _, e := range []*Encoding{O200k(), Cl100k()} {
+				_, got := cached.encode(e, e.table(), p, nil, false)
+				_, want := uncached.encode(e, e.table(), p, nil, false)
+				if got != want {
+					t.Fatalf("round %d, %s %q: cached count %d, uncached %d", round, e.Name(), p, got, want)
+				}
+			}
+		}
+	}
+}

@@ -18,13 +18,14 @@ type state struct {
 	next  []int32 // mergeHeap: next part start, or len(piece)
 	prev  []int32 // mergeHeap: previous part start, or -1
 	// pairRank[i] is the rank of part i joined with its successor, or noRank.
-	pairRank []uint32
-	partRank []uint32 // mergeHeap: rank of the part starting at i
-	heap     []uint64 // mergeHeap: rank<<32 | position
-	fixed    []byte   // a piece with invalid UTF-8 replaced by U+FFFD
-	buckets  buckets  // mergeBuckets
-	cache    pairCache
-	pieces   pieceCache
+	pairRank   []uint32
+	partRank   []uint32 // mergeHeap: rank of the part starting at i
+	heap       []uint64 // mergeHeap: rank<<32 | position
+	fixed      []byte   // a piece with invalid UTF-8 replaced by U+FFFD
+	buckets    buckets  // mergeBuckets
+	cache      pairCache
+	pieces     pieceCache
+	longPieces longPieceCache
 	// noPieceCache makes Count merge every piece that is not a token;
 	// benchmarks set it to measure merging itself.
 	noPieceCache bool

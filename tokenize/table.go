@@ -75,8 +75,10 @@ type table struct {
 	long     []uint64 // index of the longer tokens
 	maxLen   int
 	byteRank [256]uint32
-	// pairRank[a<<8|b] is the rank of the two-byte token ab, or noRank:
-	// the first round of every merge looks up all adjacent byte pairs.
+	// pairRank[a<<8|b] is the rank of the two-byte token ab: the first
+	// round of every merge looks up all adjacent byte pairs. When ab is
+	// no token it is above rankMask and holds a bound for premerging
+	// (see premerge.go).
 	pairRank []uint32
 
 	// id tells this table's entries apart in a pairCache: bits 54-55,
@@ -109,6 +111,7 @@ func newTable(blob string, id uint64) *table {
 	t.fillIndex()
 	t.fillByteRanks()
 	t.fillPairRanks()
+	t.markPremerge()
 	return t
 }
 
@@ -181,7 +184,8 @@ func (t *table) fillPairRanks() {
 	}
 }
 
-// pair returns the rank of the two-byte token ab, or noRank.
+// pair returns the rank of the two-byte token ab, or, when ab is not a
+// token, a value above rankMask (not always noRank: see premerge.go).
 func (t *table) pair(a, b byte) uint32 {
 	return t.pairRank[int(a)<<8|int(b)]
 }
@@ -261,6 +265,27 @@ func (t *table) lookup(b []byte) (uint32, bool) {
 }
 
 func (t *table) lookupShort(b []byte) (uint32, bool) {
+	e, ok := t.shortEntry(b)
+	return uint32(e & rankMask), ok
+}
+
+// shortSlot returns the position in the short index of the token whose
+// bytes equal b, which must be in it.
+func (t *table) shortSlot(b []byte) int {
+	k := shortKey(b)
+	for i := slot(t.short, hashShort(k)); ; {
+		if t.short[i]&^(rankMask|premergeFlag) == k {
+			return i
+		}
+		if i++; i == len(t.short) {
+			i = 0
+		}
+	}
+}
+
+// shortEntry returns the short index entry of the token whose bytes equal
+// b, of at most shortMax bytes.
+func (t *table) shortEntry(b []byte) (uint64, bool) {
 	if len(b) == 0 {
 		return 0, false
 	}
@@ -268,8 +293,8 @@ func (t *table) lookupShort(b []byte) (uint32, bool) {
 	index := t.short
 	for i := slot(index, hashShort(k)); ; {
 		e := index[i]
-		if e&^rankMask == k {
-			return uint32(e & rankMask), true
+		if e&^(rankMask|premergeFlag) == k {
+			return e, true
 		}
 		if e == 0 {
 			return 0, false

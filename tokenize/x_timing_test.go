@@ -218,10 +218,16 @@ func BenchmarkMerge(b *testing.B) {
 	defer releaseState(st)
 	for _, n := range []int{8, 16, 32, 48, 64, 128} {
 		piece := bytes.Repeat([]byte("xq"), n/2)
-		if n <= smallPiece {
+		if n <= smallParts {
 			b.Run("small/"+itoa(n), func(b *testing.B) {
 				for b.Loop() {
-					st.mergeSmall(t, piece, nil, false)
+					st.mergeSmallBytes(t, piece, nil, false)
+				}
+			})
+			b.Run("smallParts/"+itoa(n), func(b *testing.B) {
+				for b.Loop() {
+					m := t.initParts(piece, st.small.start[:], st.small.rank[:])
+					st.mergeSmall(t, piece, m, nil, false)
 				}
 			})
 		}
