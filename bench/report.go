@@ -48,6 +48,10 @@ type Row struct {
 	SyscallMix     string  `json:"syscall_mix,omitempty"`
 	BudgetKB       float64 `json:"budget_kb,omitempty"`
 	ReadyMs        float64 `json:"ready_ms,omitempty"`
+	// MBPerSec is a throughput in MB per CPU-second (the tokens workload),
+	// beside its budget.
+	MBPerSec       float64 `json:"mb_per_cpu_s,omitempty"`
+	BudgetMBPerSec float64 `json:"budget_mb_per_cpu_s,omitempty"`
 	Note           string  `json:"note,omitempty"`
 	// Profile lists the proxy's top symbols by self CPU from an extra run
 	// under perf, e.g. "gjson.validstring 73.8%" (slipstream rows only).
@@ -167,6 +171,8 @@ var columns = []column{
 	{"KB per stream", num(func(r *Row) float64 { return r.PerStreamKB }, 1)},
 	{"budget KB", num(func(r *Row) float64 { return r.BudgetKB }, 1)},
 	{"ready ms", num(func(r *Row) float64 { return r.ReadyMs }, 1)},
+	{"MB/cpu-s", num(func(r *Row) float64 { return r.MBPerSec }, 0)},
+	{"budget MB/cpu-s", num(func(r *Row) float64 { return r.BudgetMBPerSec }, 0)},
 	{"gate", func(r *Row) string {
 		if r.Failed || r.Errors > 0 {
 			return "FAIL"

@@ -26,6 +26,7 @@ var Workloads = []Workload{
 	{"live", runLive},
 	{"guard", runGuard},
 	{"ledger", runLedger},
+	{"tokens", runTokens},
 }
 
 // Sizes of the generated bodies.

@@ -2,25 +2,17 @@ package tokenize
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"slipstream/tokenize/corpus"
 )
 
 // corpusFiles returns the committed exactness corpus, name -> contents.
-func corpusFiles(tb testing.TB) map[string][]byte {
+func corpusFiles(tb testing.TB) corpus.Files {
 	tb.Helper()
-	paths, err := filepath.Glob("testdata/corpus/*")
-	if err != nil || len(paths) == 0 {
-		tb.Fatalf("cannot list corpus: %v (%d files)", err, len(paths))
-	}
-	files := make(map[string][]byte, len(paths))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatalf("cannot read corpus file: %s", err)
-		}
-		files[filepath.Base(p)] = b
+	files, err := corpus.Read("testdata/corpus")
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return files
 }

@@ -3,11 +3,9 @@ package tokenize
 import (
 	"bytes"
 	"runtime"
-	"sort"
 	"syscall"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // loopCPU runs fn in b.Loop and reports, beside the wall-clock MB/s, the
@@ -38,47 +36,13 @@ func threadCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// mixFiles are the corpus files of the "mix" benchmark input: English
-// prose, source code in six languages and an agent request in JSON.
-var mixFiles = []string{
-	"prose.en.txt", "code.go.txt", "request.json", "code.py.txt", "code.ts.txt",
-	"code.rs.txt", "code.sh.txt", "code.sql.txt",
-}
-
-// mixText returns size bytes of prose, code and JSON (mixFiles), repeated
-// and cut at a rune boundary.
-func mixText(tb testing.TB, size int) []byte {
-	return repeatFiles(tb, size, mixFiles)
-}
+// mixText returns size bytes of prose, code and JSON (corpus.MixFiles),
+// repeated and cut at a rune boundary.
+func mixText(tb testing.TB, size int) []byte { return corpusFiles(tb).Mix(size) }
 
 // allText is mixText over the whole corpus: adds prose in six other
 // scripts, emoji, base64 and the edge-case files.
-func allText(tb testing.TB, size int) []byte {
-	files := corpusFiles(tb)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return repeatFiles(tb, size, names)
-}
-
-func repeatFiles(tb testing.TB, size int, names []string) []byte {
-	tb.Helper()
-	files := corpusFiles(tb)
-	var out []byte
-	for len(out) < size {
-		for _, name := range names {
-			out = append(out, files[name]...)
-			out = append(out, "\n\n"...)
-		}
-	}
-	out = out[:size]
-	for !utf8.Valid(out) {
-		out = out[:len(out)-1]
-	}
-	return out
-}
+func allText(tb testing.TB, size int) []byte { return corpusFiles(tb).All(size) }
 
 func BenchmarkFirstUse(b *testing.B) {
 	for _, blob := range []struct {
