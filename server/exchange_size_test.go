@@ -2,7 +2,7 @@ package server
 
 import (
 	"testing"
-	"unsafe"
+	"reflect"
 )
 
 // TestExchangeSize: an exchange fits the 5376-byte size class. Every live
@@ -10,7 +10,7 @@ import (
 // more. Parts only some requests use (guardrails, the mock) are pointers
 // made on first use.
 func TestExchangeSize(t *testing.T) {
-	if n := unsafe.Sizeof(exchange{}); n > 5376 {
+	if n := reflect.TypeFor[exchange]().Size(); n > 5376 {
 		t.Fatalf("exchange is %d bytes, over the 5376-byte size class", n)
 	}
 }

@@ -2,13 +2,13 @@ package ws
 
 import (
 	"testing"
-	"unsafe"
+	"reflect"
 )
 
 // TestConnSize: a connection's state fits the 4 KiB size class; a field
 // that pushes it over costs every open connection 768 bytes more.
 func TestConnSize(t *testing.T) {
-	if n := unsafe.Sizeof(conn{}); n > 4096 {
+	if n := reflect.TypeFor[conn]().Size(); n > 4096 {
 		t.Fatalf("conn is %d bytes, over the 4096-byte size class", n)
 	}
 }
