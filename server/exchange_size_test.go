@@ -1,8 +1,8 @@
 package server
 
 import (
-	"testing"
 	"reflect"
+	"testing"
 )
 
 // TestExchangeSize: an exchange fits the 5376-byte size class. Every live

@@ -1,8 +1,8 @@
 package ws
 
 import (
-	"testing"
 	"reflect"
+	"testing"
 )
 
 // TestConnSize: a connection's state fits the 4 KiB size class; a field
