@@ -15,28 +15,14 @@ import (
 // the connection: a body cut short.
 func cutUpstream(t *testing.T, head, partial string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-				c.Read(buf) // the request (small)
-				io.WriteString(c, head+partial)
-				time.Sleep(20 * time.Millisecond)
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
+	return "http://" + testkit.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 64<<10)
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		c.Read(buf) // the request (small)
+		io.WriteString(c, head+partial)
+		time.Sleep(20 * time.Millisecond)
+	})
 }
 
 // TestCutShortBodyIsAFailure: a non-streamed upstream body that ends

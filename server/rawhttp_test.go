@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"slipstream/internal/rawhttp"
+	"slipstream/internal/testkit"
 )
 
 // rawUpstream is a loopback HTTP/1.1 server that reads each request into a
@@ -17,21 +18,7 @@ import (
 // proxy.
 func rawUpstream(t testing.TB, reply []byte) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveRaw(c, reply)
-		}
-	}()
-	return "http://" + ln.Addr().String()
+	return "http://" + testkit.Serve(t, func(c net.Conn) { serveRaw(c, reply) })
 }
 
 func serveRaw(c net.Conn, reply []byte) {

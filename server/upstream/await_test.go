@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"slipstream/internal/testkit"
 )
 
 // awaitBody is a request body that arms Await once fasthttp has taken the
@@ -33,34 +35,20 @@ func (b *awaitBody) Read([]byte) (int, error) { return 0, io.EOF }
 
 // lateServer answers each request's head after delay.
 func lateServer(t *testing.T, delay time.Duration) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return "http://" + testkit.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			var req fasthttp.Request
+			if req.Read(br) != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					var req fasthttp.Request
-					if req.Read(br) != nil {
-						return
-					}
-					time.Sleep(delay)
-					if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
-						return
-					}
-				}
-			}()
+			time.Sleep(delay)
+			if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
+				return
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String()
+	})
 }
 
 func awaitCall(t *testing.T, c *Client, base string, every time.Duration) (int32, error) {

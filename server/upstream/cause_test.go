@@ -42,54 +42,30 @@ func silentServer(t *testing.T) string { return silentServerNotify(t, nil) }
 // silentServerNotify is silentServer that signals on accepted, when not
 // nil, each connection it accepts (without blocking when nobody reads).
 func silentServerNotify(t *testing.T, accepted chan<- struct{}) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-			if accepted != nil {
-				select {
-				case accepted <- struct{}{}:
-				default:
-				}
+	return testkit.Serve(t, func(c net.Conn) {
+		t.Cleanup(func() { c.Close() })
+		if accepted != nil {
+			select {
+			case accepted <- struct{}{}:
+			default:
 			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // resetServer reads a request head and resets the connection.
 func resetServer(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return testkit.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+			line, err := br.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
 			}
-			br := bufio.NewReader(c)
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil || line == "\r\n" {
-					break
-				}
-			}
-			c.(*net.TCPConn).SetLinger(0)
-			c.Close()
 		}
-	}()
-	return ln.Addr().String()
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+	})
 }
 
 func TestClassifyRealCauses(t *testing.T) {

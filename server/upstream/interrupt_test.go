@@ -35,35 +35,22 @@ func (b *addrBody) Read(p []byte) (int, error) {
 func answerOnceServer(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
 	var reqs atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
+	addr := testkit.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for n := 0; ; n++ {
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for n := 0; ; n++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					reqs.Add(1)
-					if n == 0 {
-						io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-					}
-				}
-			}()
+			io.Copy(io.Discard, req.Body)
+			reqs.Add(1)
+			if n == 0 {
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String(), &reqs
+	})
+	return "http://" + addr, &reqs
 }
 
 func TestInterruptBeforeHeaders(t *testing.T) {
