@@ -142,7 +142,7 @@ func (x *exchange) buildRequest() (status int, msg string) {
 		return status, msg
 	}
 	x.buildUpstream(false)
-	x.setUpBody(x.upBody.B)
+	x.setUpBuilt()
 	if x.ts != nil {
 		translate.ReleaseStream(x.ts)
 	}
@@ -180,6 +180,7 @@ func (x *exchange) appendUpBody(up codec.Dialect) (status int, msg string) {
 		x.decoded = true
 	}
 	x.req.Model = x.model
+	x.upFor = up
 	if x.upBody == nil {
 		x.upBody = pool.Get(translate.RequestSizeHint(len(x.body)))
 	}
@@ -205,7 +206,7 @@ func (x *exchange) buildSorted() (status int, msg string) {
 	if status, msg := x.appendUpBody(x.rt.dialect); status != 0 {
 		return status, msg
 	}
-	x.setUpBody(x.upBody.B)
+	x.setUpBuilt()
 	return 0, ""
 }
 

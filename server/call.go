@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/valyala/fasthttp"
 
+	"slipstream/codec"
 	"slipstream/pool"
 	"slipstream/server/mock"
 	"slipstream/server/provider"
@@ -20,11 +21,12 @@ type callPart struct {
 
 	upReq  fasthttp.Request
 	upResp fasthttp.Response
-	upBody *pool.Buffer // translated upstream body
-	splice modelSplice  // the upstream body, handed to fasthttp as a body stream
-	urlBuf []byte       // scratch for the upstream URL and User-Agent, copied out by fasthttp
-	upRead []byte       // a whole upstream body read (readUpstreamBody); views of it live until release
-	answer *mock.Answer // a mock provider's answer, made on first use
+	upBody *pool.Buffer  // translated upstream body, given back once sent (modelSplice.sent)
+	upFor  codec.Dialect // the dialect upBody was built for
+	splice modelSplice   // the upstream body, handed to fasthttp as a body stream
+	urlBuf []byte        // scratch for the upstream URL and User-Agent, copied out by fasthttp
+	upRead []byte        // a whole upstream body read (readUpstreamBody); views of it live until release
+	answer *mock.Answer  // a mock provider's answer, made on first use
 
 	// errPrefix is "provider NAME: " of the current target, and msgBuf a
 	// message built with it (named.go); both scratch, kept.

@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
+	"slipstream/pool"
 	"slipstream/server/upstream"
 )
 
@@ -194,6 +195,9 @@ type modelSplice struct {
 	parts [3][]byte // what Read has not returned yet
 	size  int
 	bound bool // Read has bound the call (see WriteTo)
+	// built: the body is x.upBody, which is given back once sent
+	// (sent) and built again for a rewind.
+	built bool
 }
 
 var _ io.WriterTo = (*modelSplice)(nil)
@@ -227,6 +231,25 @@ func (x *exchange) setUpBody(body []byte) {
 	x.upReq.SetBodyStream(&x.splice, x.splice.size)
 }
 
+// setUpBuilt sends x.upBody, the body built for the upstream's dialect.
+func (x *exchange) setUpBuilt() {
+	x.setUpBody(x.upBody.B)
+	x.splice.built = true
+}
+
+// sent gives a built body back once fasthttp has taken all of it (into
+// its writer, or the socket): a call that waits for its head must not
+// hold a body the provider already has, 10 KB per live translated stream
+// of the live workload. A second call of the attempt builds it again
+// (rewindUpBody).
+func (m *modelSplice) sent() {
+	if m.built && m.x.upBody != nil {
+		pool.Put(m.x.upBody)
+		m.x.upBody = nil
+		m.whole, m.parts = [3][]byte{}, [3][]byte{}
+	}
+}
+
 // setUpSplice sends the client's bytes with the aliased model spliced in.
 func (x *exchange) setUpSplice() {
 	x.splice.x = x
@@ -239,6 +262,12 @@ func (x *exchange) setUpSplice() {
 func (x *exchange) rewindUpBody() {
 	if x.splice.x == nil {
 		return // no body was set
+	}
+	if x.splice.built && x.upBody == nil { // sent: build it again
+		if status, _ := x.appendUpBody(x.upFor); status == 0 {
+			x.setUpBuilt()
+		}
+		return
 	}
 	x.splice.parts, x.splice.bound = x.splice.whole, false
 	x.upReq.SetBodyStream(&x.splice, x.splice.size)
@@ -278,6 +307,7 @@ func (m *modelSplice) WriteTo(w io.Writer) (int64, error) {
 			return n, err
 		}
 	}
+	m.sent()
 	return n, nil
 }
 
@@ -297,6 +327,7 @@ func (m *modelSplice) Read(b []byte) (int, error) {
 		}
 	}
 	if n == 0 {
+		m.sent()
 		return 0, io.EOF
 	}
 	return n, nil

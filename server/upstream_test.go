@@ -233,6 +233,48 @@ func TestUpstreamClosesIdleConnections(t *testing.T) {
 	}
 }
 
+// TestUpstreamRetrySendsTheBuiltBodyAgain: a translated body is given
+// back once fasthttp has taken it; a request retried on a fresh
+// connection (the pooled one died with the upstream's restart) builds and
+// sends it whole again.
+func TestUpstreamRetrySendsTheBuiltBodyAgain(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var bodies []string
+	up := &restartingUpstream{handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, chatOK)
+	})}
+	up.start(t)
+	base, _ := startServer(t, upConfig, "http://"+up.addr)
+	body := `{"model":"gpt-4","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`
+	for i := 0; i < 4; i++ {
+		if status, got := rawPost(t, base, "/v1/messages", body); status != 200 {
+			t.Fatalf("request %d: status %d: %s", i, status, got)
+		}
+		up.stop()
+		up.start(t)
+	}
+	up.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 4 || !strings.Contains(bodies[0], `"content":"hi"`) {
+		t.Fatalf("upstream read %d bodies, first %q", len(bodies), bodies)
+	}
+	for i, b := range bodies {
+		if b != bodies[0] {
+			t.Fatalf("body %d differs from the first: %q vs %q", i, b, bodies[0])
+		}
+	}
+	if up.conns.Load() < 4 {
+		t.Fatalf("%d upstream connections: the requests were not retried on fresh ones", up.conns.Load())
+	}
+}
+
 func TestUpstreamRestartsBetweenRequests(t *testing.T) {
 	t.Parallel()
 	up := &restartingUpstream{handler: chatHandler(chatOK)}

@@ -104,6 +104,11 @@ func clipProxy(s string) string {
 func (d *dialer) dial(addr string) (net.Conn, error) {
 	done := make(chan dialed, 1)
 	go func() {
+		defer func() {
+			if p := recover(); p != nil { // as it would have been on the caller's goroutine
+				done <- dialed{err: fmt.Errorf("BUG: the dial panicked: %v", p)}
+			}
+		}()
 		c, err := d.dialHere(addr)
 		done <- dialed{c, err}
 	}()
@@ -206,9 +211,9 @@ type conn struct {
 
 	interrupted atomic.Bool // closed by Interrupt: the failure is not Stale
 
-	// A call waiting for its response head with ticks (await.go): the
-	// next tick is due then; deadline is the caller's read deadline, set
-	// the one last set on the connection through SetReadDeadline.
+	// A call waiting for its response head with ticks (await.go): due is
+	// when the next tick is, deadline the caller's read deadline (what
+	// SetReadDeadline was given), set the deadline last set on the socket.
 	due, deadline, set time.Time
 	tick               func() time.Time
 }
