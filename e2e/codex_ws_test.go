@@ -100,13 +100,14 @@ var (
 )
 
 // settledWSLog parses the log once the lines of the last request are
-// there: a frame's line is written when its relay ends, a moment after the
-// client has read response.completed (and may have exited).
-func settledWSLog(p *proxy) wsLog {
+// there, and of at least minFrames frames: a frame's line is written when
+// its relay ends, a moment after the client has read response.completed
+// (and may have exited, or started its next turn).
+func settledWSLog(p *proxy, minFrames int) wsLog {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		l := parseWSLog(p.Log())
-		if l.Posts == len(l.Frames) || time.Now().After(deadline) {
+		if l.Posts == len(l.Frames) && len(l.Frames) >= minFrames || time.Now().After(deadline) {
 			return l
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -142,7 +143,7 @@ func parseWSLog(log string) wsLog {
 // carried less than the body the upstream got (it was expanded).
 func wantWebSocketTurns(t *testing.T, p *proxy, minChained int) wsLog {
 	t.Helper()
-	l := settledWSLog(p)
+	l := settledWSLog(p, minChained) // a turn's lines are written after its client saw it complete
 	chained := 0
 	for _, f := range l.Frames {
 		if f.Chained {
@@ -191,7 +192,7 @@ func testCodexWSTruncated(t *testing.T, kind, api, dialect string) {
 		t.Errorf("codex after a truncated upstream stream: exit %d, completed %v, answer %q, errors %q; want the whole answer after a retry\nstdout:\n%s\nstderr:\n%s\nupstream:\n%s",
 			res.Code, ev.Completed, ev.Answer, ev.Errors, clip(res.Stdout, 3000), clip(res.Stderr, 3000), s.Dump())
 	}
-	l := settledWSLog(p)
+	l := settledWSLog(p, 0)
 	if l.Opens < 2 || l.Posts != len(l.Frames) || len(s.Requests()) < 2 {
 		t.Errorf("truncation: %d sockets, %d frames, %d POSTs, %d upstream requests; want a retry on a new socket, no HTTP fallback\n%s",
 			l.Opens, len(l.Frames), l.Posts, len(s.Requests()), clip([]byte(p.Log()), 6000))
@@ -457,7 +458,7 @@ func TestCodexWebSocketStateEvicted(t *testing.T) {
 	p := startSlipstream(t, cfg)
 	res := runCodexBuiltin(t, p, codexModel, t.TempDir(), "Run echo and tell me what it printed.")
 	wantCodexResult(t, res, final, s)
-	l := settledWSLog(p)
+	l := settledWSLog(p, 0)
 	notFound := strings.Count(p.Log(), "previous_response_not_found")
 	if l.Opens < 2 || notFound == 0 || l.Posts != len(l.Frames) {
 		t.Errorf("evicted state: %d sockets, %d not-found answers, %d frames, %d POSTs; want a resend on a new socket and no HTTP fallback\n%s",
