@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -50,14 +49,7 @@ func TestSDKsThroughKeepalivePings(t *testing.T) {
 // body starts with pings.
 func wantPings(t *testing.T, p *proxy) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", p.URL+"/v1/messages", strings.NewReader(`{"model":"e2e","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-api-key", testKey)
-	req.Header.Set("anthropic-version", "2023-06-01")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postAnthropic(t, p, "/v1/messages", `{"model":"e2e","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !resp.Close || !strings.HasPrefix(string(body), ": ping\n\n: ping\n\n") || !strings.Contains(string(body), "message_stop") {

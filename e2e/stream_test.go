@@ -14,9 +14,9 @@ type sseEvent struct {
 	Data map[string]any
 }
 
-// postSSE posts body to slipstream's path with the client key and reads
-// the whole SSE response.
-func postSSE(t *testing.T, p *proxy, path, body string) []sseEvent {
+// postAnthropic posts body to slipstream's path as an Anthropic client
+// with the client key; the caller closes the response's body.
+func postAnthropic(t *testing.T, p *proxy, path, body string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest("POST", p.URL+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -26,6 +26,14 @@ func postSSE(t *testing.T, p *proxy, path, body string) []sseEvent {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// postSSE posts body to slipstream's path with the client key and reads
+// the whole SSE response.
+func postSSE(t *testing.T, p *proxy, path, body string) []sseEvent {
+	t.Helper()
+	resp := postAnthropic(t, p, path, body)
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("POST %s: status %d", path, resp.StatusCode)
