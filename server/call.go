@@ -27,6 +27,7 @@ type callPart struct {
 	urlBuf []byte        // scratch for the upstream URL and User-Agent, copied out by fasthttp
 	upRead []byte        // a whole upstream body read (readUpstreamBody); views of it live until release
 	answer *mock.Answer  // a mock provider's answer, made on first use
+	pings  pings         // keep-alive pings while the call waits for a head (keepalive.go)
 
 	// errPrefix is "provider NAME: " of the current target, and msgBuf a
 	// message built with it (named.go); both scratch, kept.
@@ -47,6 +48,7 @@ func (c *callPart) Reset() {
 	c.upResp.Reset()
 	c.urlBuf, c.upRead = trimScratch(c.urlBuf), trimScratch(c.upRead)
 	c.upModel = nil
+	c.pings = pings{tick: c.pings.tick} // the bound tick stays with the pooled exchange
 	c.translated, c.counting, c.target = false, false, provider.Target{}
 	c.splice = modelSplice{}
 }

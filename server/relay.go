@@ -37,7 +37,6 @@ type relayPart struct {
 	fsink       frameSink   // the sink of a WebSocket turn (bindFrames), or zero
 
 	head      []byte          // the response head, for an HTTP/1.0 client (http10) or pings
-	pings     pings           // keep-alive pings while a call waits (keepalive.go)
 	conn      net.Conn        // the client's socket (clientConn), or nil
 	goneCh    <-chan struct{} // closed when a WebSocket turn's client left (bindFrames), or nil
 	lastWrite time.Time       // when the last write deadline was set
@@ -68,7 +67,6 @@ func (r *relayPart) Reset() {
 	r.streamKind = streamNone
 	r.conn, r.goneCh, r.lastWrite = nil, nil, time.Time{}
 	r.head = trimScratch(r.head)
-	r.pings = pings{tick: r.pings.tick}
 	r.sameTail, r.ttft, r.bytesOut = nil, time.Time{}, 0
 	r.bodyTail.reset(-1)
 	if r.gsink != nil {
