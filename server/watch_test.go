@@ -274,12 +274,7 @@ func TestWriteTimeout(t *testing.T) {
 	cfg := parseConfig(t, sameConfig+"  write: 500ms\n", upURL)
 	cfg.Log.Access = true
 	base, s := serveConfigServer(t, cfg, &logs)
-	c := rawhttp.Dial(t, base)
-	defer c.Close()
-	c.(*net.TCPConn).SetReadBuffer(4096)
-	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
-	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	start := time.Now() // and never read
+	start := stopReading(t, base)
 	waitClosed(t, closed, start, 8*time.Second, "write timeout")
 	waitIdle(t, s)
 	logs.WaitFor(t, 5*time.Second, "result=write_timeout") // written after the slot is given back
@@ -294,12 +289,18 @@ func TestWriteTimeoutAfterPings(t *testing.T) {
 	upURL, closed, _ := upstreamClosed(t, 300*time.Millisecond, fmt.Sprintf(anthEvent, 0), "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\""+strings.Repeat("x", 32<<10)+"\"}}\n\n")
 	cfg := parseConfig(t, strings.Replace(sameConfig, "keepalive: 0s", "keepalive: 50ms", 1)+"  write: 4s\n", upURL) // a deadline moves at most once a second
 	base, s := serveConfigServer(t, cfg, io.Discard)
+	start := stopReading(t, base)
+	waitClosed(t, closed, start, 12*time.Second, "write timeout after pings")
+	waitIdle(t, s)
+}
+
+// stopReading sends a streamed request on a connection with a small
+// receive buffer that it never reads, and returns when it sent it.
+func stopReading(t *testing.T, base string) time.Time {
 	c := rawhttp.Dial(t, base)
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	c.(*net.TCPConn).SetReadBuffer(4096)
 	body := `{"model":"claude-x","max_tokens":5,"messages":[],"stream":true}`
 	fmt.Fprintf(c, "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	start := time.Now() // and never read
-	waitClosed(t, closed, start, 12*time.Second, "write timeout after pings")
-	waitIdle(t, s)
+	return time.Now()
 }
