@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -20,11 +19,10 @@ import (
 // at once, also while a response streams; the worker serves one frame at
 // a time (Codex never sends a frame before the previous response
 // completed) and is the only writer of data frames. Pings and close frames
-// go out through WriteControl, which may run beside the worker.
+// go out through writeControl, which may run beside the worker.
 type conn struct {
 	t    *Transport
-	ws   *websocket.Conn
-	nc   net.Conn // the hijacked socket frames are read from
+	nc   net.Conn // the hijacked socket: reads take what fasthttp read ahead first
 	cred []byte   // the credential the upgrade was authenticated with
 
 	hdr  fasthttp.RequestHeader // the upgrade's headers, cleaned, as a POST
@@ -43,8 +41,9 @@ type conn struct {
 	ctl [125]byte // control frame payload
 	// Beside the arrays, where they fill padding: conn is 4 KiB, not
 	// the next size class (4.75 KiB).
-	frag      bool // the message in c.in came in more than one frame
-	checkedOK bool // checked describes c.body
+	frag      bool        // the message in c.in came in more than one frame
+	checkedOK bool        // checked describes c.body
+	closeSent atomic.Bool // no frame follows the close frame
 
 	in       *pool.Buffer // the message being read or served
 	reserved int64        // bytes of it counted in the server's bytes in flight
@@ -116,17 +115,17 @@ func equalFold(b []byte, s string) bool {
 	return true
 }
 
-// serve is the hijack handler: the reader loop.
-func (c *conn) serve(w *websocket.Conn) {
-	c.ws = w
+// serve is the hijack handler: the reader loop, with the worker beside
+// it.
+func (c *conn) serve(nc net.Conn) {
+	c.nc = nc
 	if !c.t.add(c) {
 		c.t.open.Add(-1)
-		_ = w.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "shutting down"), time.Now().Add(time.Second))
+		c.sendClose(closeGoingAway, "shutting down")
 		return
 	}
 	defer c.t.remove(c)
 	c.t.upgrades.Add(1)
-	c.nc = w.NetConn()
 	c.rctx.Init(&fasthttp.Request{}, c.nc.RemoteAddr(), discard{}) // the remote address for the server's logs
 	c.extendRead()
 	c.pinger = time.AfterFunc(c.t.cfg().Ping, c.ping)
@@ -190,7 +189,7 @@ func (c *conn) ping() {
 		return
 	default:
 	}
-	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second)); err != nil {
+	if err := c.writeControl(opPing, nil, 10*time.Second); err != nil {
 		c.setGone()
 		return
 	}
@@ -207,8 +206,8 @@ func (c *conn) setGone() {
 			_ = c.stream.Close()
 		}
 		c.streamMu.Unlock()
-		if c.ws != nil {
-			_ = c.ws.NetConn().SetReadDeadline(time.Now())
+		if c.nc != nil {
+			_ = c.nc.SetReadDeadline(time.Now())
 		}
 	})
 }
@@ -234,8 +233,8 @@ type closeReason struct {
 }
 
 var (
-	closeShutdown = &closeReason{websocket.CloseGoingAway, "shutting down"}
-	closeRevoked  = &closeReason{websocket.ClosePolicyViolation, "the API key of this connection is no longer valid"}
+	closeShutdown = &closeReason{closeGoingAway, "shutting down"}
+	closeRevoked  = &closeReason{closePolicy, "the API key of this connection is no longer valid"}
 )
 
 // shutdown closes the connection with r now if no frame is in flight, or
@@ -265,7 +264,7 @@ func (c *conn) closeIfIdle() {
 
 // closeWith sends a close frame and ends the connection.
 func (c *conn) closeWith(code int, reason string) {
-	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	c.sendClose(code, reason)
 	c.setGone()
 }
 
@@ -279,8 +278,7 @@ func (c *conn) write(b []byte) error {
 // frames are written by the worker alone, straight to the socket, so that
 // several events read from the upstream at once go out in one write; a
 // socket write is atomic with respect to the control frames the library
-// writes from other goroutines (pongs, close replies, pings), so frames
-// never interleave.
+// writes from other goroutines (control.go), so frames never interleave.
 func (c *conn) queue(b []byte) {
 	w := append(c.wbuf, 0x81) // FIN, text
 	switch n := len(b); {
@@ -307,9 +305,8 @@ func (c *conn) flush() error {
 		c.wbuf = c.wbuf[:0]
 		return c.werr
 	}
-	nc := c.ws.NetConn()
-	_ = nc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	_, c.werr = nc.Write(c.wbuf)
+	_ = c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, c.werr = c.nc.Write(c.wbuf)
 	if cap(c.wbuf) > 4*maxQueued {
 		c.wbuf = nil // one huge event does not pin its buffer
 	}

@@ -6,18 +6,13 @@ import (
 	"io"
 	"time"
 
-	"github.com/fasthttp/websocket"
-
 	"slipstream/codec/openai"
 	"slipstream/pool"
 )
 
-// Frames are read here, on the hijacked socket, rather than through the
-// library's reader (which is never used, so it never buffers a byte): a
-// data frame's header carries its payload length, and the payload is
-// admitted against the server's bytes in flight (Options.Admit) before a
-// byte of it is read. The library still upgrades the connection and
-// writes control frames.
+// Frames are read here, on the socket: a data frame's header carries its
+// payload length, and the payload is admitted against the server's bytes
+// in flight (Options.Admit) before a byte of it is read.
 
 // Opcodes (RFC 6455 section 5.2).
 const (
@@ -330,7 +325,7 @@ func (c *conn) control(h frameHeader) bool {
 	unmask(p, h.mask)
 	switch h.op {
 	case opPing:
-		if c.ws.WriteControl(websocket.PongMessage, p, time.Now().Add(writeTimeout)) != nil {
+		if c.writeControl(opPong, p, writeTimeout) != nil {
 			return false
 		}
 	case opPong:
@@ -345,22 +340,22 @@ func (c *conn) control(h frameHeader) bool {
 // echoClose answers the client's close frame with the same status code
 // (RFC 6455 section 5.5.1).
 func (c *conn) echoClose(p []byte) {
-	code := websocket.CloseNoStatusReceived
+	code := closeNoStatus
 	if len(p) >= 2 {
 		code = int(binary.BigEndian.Uint16(p))
 	}
-	msg := []byte{}
-	if code != websocket.CloseNoStatusReceived {
-		msg = websocket.FormatCloseMessage(code, "")
+	if code == closeNoStatus {
+		_ = c.writeControl(opClose, nil, time.Second)
+		return
 	}
-	_ = c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+	c.sendClose(code, "")
 }
 
 // readFailed ends the connection after a failed read: a protocol error is
 // answered with close 1002 first; a departed client needs nothing.
 func (c *conn) readFailed(err error) {
 	if err == errProtocol {
-		c.closeWith(websocket.CloseProtocolError, "protocol error")
+		c.closeWith(closeProtocolError, "protocol error")
 	}
 }
 
@@ -373,7 +368,7 @@ func (c *conn) readFailed(err error) {
 // frame. Nothing read is kept; the message read so far is released when
 // the connection ends.
 func (c *conn) tooBig(h frameHeader) {
-	c.closeWith(websocket.CloseMessageTooBig, "message exceeds limits.max_body_bytes")
+	c.closeWith(closeTooBig, "message exceeds limits.max_body_bytes")
 	_ = c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
 	_, _ = io.CopyN(io.Discard, c.nc, max(h.n, 2*c.t.cfg().MaxFrame))
 }

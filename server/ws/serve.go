@@ -6,7 +6,6 @@ import (
 
 	"unicode/utf8"
 
-	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
 
 	"slipstream/codec"
@@ -33,7 +32,7 @@ func (c *conn) prepare(b []byte, binary bool) (chained bool, n int, ok bool) {
 		return false, 0, false
 	}
 	if !utf8.Valid(b) { // RFC 6455 section 8.1
-		c.closeWith(websocket.CloseInvalidFramePayloadData, "a text frame holds invalid UTF-8")
+		c.closeWith(closeInvalidPayload, "a text frame holds invalid UTF-8")
 		return false, 0, false
 	}
 	// A truncated frame must not be completed by the expansion into a
@@ -93,7 +92,7 @@ func (c *conn) prepare(b []byte, binary bool) (chained bool, n int, ok bool) {
 		if c.t.logging() {
 			c.t.logf("WS %s frame=%d expanded body over the limit: close 1009", pathOf(&c.hdr), c.frames)
 		}
-		c.closeWith(websocket.CloseMessageTooBig, "request exceeds limits.max_body_bytes")
+		c.closeWith(closeTooBig, "request exceeds limits.max_body_bytes")
 		return false, 0, false
 	}
 	return chained, len(b), true

@@ -27,7 +27,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
 )
 
@@ -90,7 +89,6 @@ const writeTimeout = 60 * time.Second
 // it revoked (Revoke).
 type Transport struct {
 	o     atomic.Pointer[settings]
-	up    websocket.FastHTTPUpgrader
 	store store
 
 	mu      sync.Mutex
@@ -115,14 +113,6 @@ func (t *Transport) cfg() *settings { return t.o.Load() }
 func New(o Options) *Transport {
 	t := &Transport{conns: map[*conn]struct{}{}}
 	t.Update(o)
-	t.up = websocket.FastHTTPUpgrader{
-		ReadBufferSize:  1 << 10, // never filled: frames are read on the socket (read.go)
-		WriteBufferSize: 256,     // data frames bypass it (conn.queue); control frames only
-		// No subprotocol is selected (Codex offers none) and no
-		// compression: both work with Codex, and plain frames cost no
-		// CPU or allocation per event.
-		Error: upgradeError,
-	}
 	return t
 }
 
@@ -149,21 +139,19 @@ func (t *Transport) Update(o Options) {
 	t.o.Store(&settings{Options: o, maxHdr: strconv.AppendInt(nil, o.MaxFrame, 10)})
 }
 
-// IsUpgrade reports whether ctx asks for a WebSocket (GET with Upgrade:
-// websocket and Connection: upgrade).
-func IsUpgrade(ctx *fasthttp.RequestCtx) bool {
-	if !ctx.IsGet() || len(ctx.Request.Header.Peek("Upgrade")) == 0 {
-		return false
-	}
-	return websocket.FastHTTPIsWebSocketUpgrade(ctx)
-}
-
 // Upgrade answers ctx, a WebSocket upgrade the caller has routed and
 // authenticated with cred (nil when no credential was needed), with 101
 // and serves the connection until it closes. The upgrade's headers
 // (credentials included) are kept for the frames, and a copy of cred for
 // Revoke; ctx is not used after Upgrade returns.
 func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx, cred []byte) {
+	if r := checkHandshake(ctx); r != nil {
+		if r.status == fasthttp.StatusUpgradeRequired {
+			ctx.Response.Header.Set("Sec-WebSocket-Version", "13")
+		}
+		upgradeError(ctx, r.status, r.reason)
+		return
+	}
 	t.mu.Lock()
 	closing := t.closing
 	t.mu.Unlock()
@@ -180,9 +168,8 @@ func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx, cred []byte) {
 	}
 	c := newConn(t, ctx, cred)
 	ctx.Response.Header.SetBytesV("X-Codex-Websocket-Max-Message-Bytes", o.maxHdr)
-	if err := t.up.Upgrade(ctx, c.serve); err != nil {
-		t.open.Add(-1) // upgradeError answered
-	}
+	switchProtocols(ctx)
+	ctx.Hijack(c.serve)
 }
 
 type upgradeErr string
