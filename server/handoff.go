@@ -124,6 +124,7 @@ func (x *exchange) http10(ctx *fasthttp.RequestCtx) bool {
 // serveHijacked writes the response of http10 on the client's connection.
 // It owns x, like writeStream or passBody.
 func (x *exchange) serveHijacked(c net.Conn) {
+	defer c.Close()
 	bw := &x.bw
 	bw.Reset(c)
 	_, _ = bw.Write(x.head) // a batch: sent by the first flush

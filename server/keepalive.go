@@ -104,7 +104,8 @@ func (x *exchange) commitPings() {
 
 // serveAfterPings relays the call's answer on the connection the pings
 // went out on, once fasthttp handed it over, and releases x.
-func (x *exchange) serveAfterPings(net.Conn) {
+func (x *exchange) serveAfterPings(c net.Conn) {
+	defer c.Close()
 	// fasthttp cleared the connection's deadlines when it handed it over:
 	// the next write must set timeouts.write again, however recently the
 	// last ping moved it (extendWrite skips a move within a quarter).

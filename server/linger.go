@@ -32,9 +32,9 @@ func closeUnread(ctx *fasthttp.RequestCtx) {
 }
 
 // lingerClose writes ctx's response on c, shuts raw's sending side and
-// drains c until the client closes or lingerTime passes; fasthttp then
-// closes c.
+// drains c until the client closes or lingerTime passes, then closes c.
 func lingerClose(ctx *fasthttp.RequestCtx, raw, c net.Conn) {
+	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(lingerTime))
 	if _, err := ctx.Response.WriteTo(c); err != nil {
 		return

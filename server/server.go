@@ -196,6 +196,11 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		// Bodies are read by the handler, after admission, into pooled
 		// buffers of their exact size (see body.go).
 		StreamRequestBody: true,
+		// Every hijack handler closes its connection itself (keepalive.go,
+		// handoff.go, linger.go, ws): a WebSocket outlives its handler,
+		// which returns at once so that fasthttp's read buffer and request
+		// context are not held for the socket's life (ws/socket.go).
+		KeepHijackedConns: true,
 		Logger:            fasthttpLogger{s.log},
 	}
 	return s, nil

@@ -15,14 +15,14 @@ import (
 )
 
 // conn is one WebSocket connection. Two goroutines serve it: the reader
-// (fasthttp's hijack goroutine) reads frames and notices a departed client
+// reads frames and notices a departed client
 // at once, also while a response streams; the worker serves one frame at
 // a time (Codex never sends a frame before the previous response
 // completed) and is the only writer of data frames. Pings and close frames
 // go out through writeControl, which may run beside the worker.
 type conn struct {
 	t    *Transport
-	nc   net.Conn // the hijacked socket: reads take what fasthttp read ahead first
+	nc   net.Conn // the socket (socket.go)
 	cred []byte   // the credential the upgrade was authenticated with
 
 	hdr  fasthttp.RequestHeader // the upgrade's headers, cleaned, as a POST
@@ -115,10 +115,10 @@ func equalFold(b []byte, s string) bool {
 	return true
 }
 
-// serve is the hijack handler: the reader loop, with the worker beside
-// it.
-func (c *conn) serve(nc net.Conn) {
-	c.nc = nc
+// serve runs the connection taken over (takeOver): the reader loop, with
+// the worker beside it. It closes the socket when the connection ends.
+func (c *conn) serve() {
+	defer c.nc.Close()
 	if !c.t.add(c) {
 		c.t.open.Add(-1)
 		c.sendClose(closeGoingAway, "shutting down")

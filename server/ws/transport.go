@@ -143,7 +143,8 @@ func (t *Transport) Update(o Options) {
 // authenticated with cred (nil when no credential was needed), with 101
 // and serves the connection until it closes. The upgrade's headers
 // (credentials included) are kept for the frames, and a copy of cred for
-// Revoke; ctx is not used after Upgrade returns.
+// Revoke; ctx is not used after Upgrade returns. The fasthttp server must
+// keep hijacked connections (see socket.go).
 func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx, cred []byte) {
 	if r := checkHandshake(ctx); r != nil {
 		if r.status == fasthttp.StatusUpgradeRequired {
@@ -169,7 +170,7 @@ func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx, cred []byte) {
 	c := newConn(t, ctx, cred)
 	ctx.Response.Header.SetBytesV("X-Codex-Websocket-Max-Message-Bytes", o.maxHdr)
 	switchProtocols(ctx)
-	ctx.Hijack(c.serve)
+	ctx.Hijack(c.takeOver)
 }
 
 type upgradeErr string
