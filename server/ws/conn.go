@@ -14,12 +14,13 @@ import (
 	"slipstream/pool"
 )
 
-// conn is one WebSocket connection. Two goroutines serve it: the reader
-// reads frames and notices a departed client
-// at once, also while a response streams; the worker serves one frame at
-// a time (Codex never sends a frame before the previous response
-// completed) and is the only writer of data frames. Pings and close frames
-// go out through writeControl, which may run beside the worker.
+// conn is one WebSocket connection. Its reader goroutine reads frames
+// and notices a departed client at once, also while a response streams.
+// Each message is served by a turn (startTurn), a goroutine that lasts as
+// long as the message: one at a time (Codex never sends a frame before
+// the previous response completed), and the only writer of data frames.
+// An idle connection keeps only its reader. Pings and close frames go out
+// through writeControl, which may run beside a turn.
 type conn struct {
 	t    *Transport
 	nc   net.Conn // the socket (socket.go)
@@ -31,9 +32,8 @@ type conn struct {
 
 	gone     chan struct{} // closed when the client is gone (or shut down)
 	goneOnce sync.Once
-	work     chan message  // a message is ready (in c.in unless refused)
 	idle     chan struct{} // a token: whoever holds it owns the next frame (see closeIfIdle)
-	finished chan struct{} // closed when the worker has ended
+	turns    sync.WaitGroup
 	pinger   *time.Timer
 	closeWhy atomic.Pointer[closeReason] // set: close once no frame is in flight
 
@@ -70,11 +70,9 @@ type conn struct {
 
 func newConn(t *Transport, ctx *fasthttp.RequestCtx, cred []byte) *conn {
 	c := &conn{
-		t:        t,
-		gone:     make(chan struct{}),
-		work:     make(chan message),
-		idle:     make(chan struct{}, 1),
-		finished: make(chan struct{}),
+		t:    t,
+		gone: make(chan struct{}),
+		idle: make(chan struct{}, 1),
 	}
 	c.idle <- struct{}{}
 	c.cred = append([]byte(nil), cred...)
@@ -115,8 +113,8 @@ func equalFold(b []byte, s string) bool {
 	return true
 }
 
-// serve runs the connection taken over (takeOver): the reader loop, with
-// the worker beside it. It closes the socket when the connection ends.
+// serve runs the connection taken over (takeOver): the reader loop, and
+// the turns it starts. It closes the socket when the connection ends.
 func (c *conn) serve() {
 	defer c.nc.Close()
 	if !c.t.add(c) {
@@ -132,11 +130,9 @@ func (c *conn) serve() {
 	if c.t.logging() {
 		c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.nc.RemoteAddr())
 	}
-	go c.worker()
 	c.readLoop()
 	c.setGone()
-	close(c.work)
-	<-c.finished
+	c.turns.Wait()
 	c.pinger.Stop()
 	c.t.store.drop(c)
 	c.releaseFrame()
@@ -145,32 +141,36 @@ func (c *conn) serve() {
 	}
 }
 
-// worker serves the messages the reader hands over, one at a time. A
+// startTurn serves message m on a goroutine of its own. The reader holds
+// the idle token when it calls it, and the turn hands the token back. A
 // message that was received is always answered: served, or an error
 // event; a close the transport asked for waits until it has been.
-func (c *conn) worker() {
-	defer close(c.finished)
-	for m := range c.work {
-		c.frames++
-		switch m {
-		case msgRefused:
-			c.sendError(429, "rate_limit_error", "rate_limit_exceeded", msgBytesInFlight)
-		default:
-			c.handle(c.in.B, m == msgBinary)
-		}
-		// Buffers go back to the pools between responses: an idle
-		// connection holds none, and one large frame or event does not
-		// stay pinned to the connection that carried it.
-		c.releaseFrame()
-		if cap(c.msg) > 64<<10 {
-			c.msg = nil
-		}
-		if cap(c.data) > 64<<10 {
-			c.data = nil
-		}
-		c.idle <- struct{}{}
-		c.closeIfIdle()
+func (c *conn) startTurn(m message) {
+	c.turns.Add(1)
+	go c.turn(m)
+}
+
+func (c *conn) turn(m message) {
+	defer c.turns.Done()
+	c.frames++
+	switch m {
+	case msgRefused:
+		c.sendError(429, "rate_limit_error", "rate_limit_exceeded", msgBytesInFlight)
+	default:
+		c.handle(c.in.B, m == msgBinary)
 	}
+	// Buffers go back to the pools between responses: an idle
+	// connection holds none, and one large frame or event does not
+	// stay pinned to the connection that carried it.
+	c.releaseFrame()
+	if cap(c.msg) > 64<<10 {
+		c.msg = nil
+	}
+	if cap(c.data) > 64<<10 {
+		c.data = nil
+	}
+	c.idle <- struct{}{}
+	c.closeIfIdle()
 }
 
 // msgBytesInFlight is the message of a frame refused by Options.Admit.
@@ -247,9 +247,9 @@ func (c *conn) shutdown(r *closeReason) {
 
 // closeIfIdle closes the connection when a close was asked for and it can
 // take the idle token: then neither the reader (which takes the token
-// before it reads a message) nor the worker (which holds it while it
-// serves one) has a frame, and none is lost. Otherwise the worker calls
-// it again when it hands the token back.
+// before it reads a message) nor a turn (which holds it while it serves
+// one) has a frame, and none is lost. Otherwise the turn calls it again
+// when it hands the token back.
 func (c *conn) closeIfIdle() {
 	r := c.closeWhy.Load()
 	if r == nil {
@@ -275,10 +275,10 @@ func (c *conn) write(b []byte) error {
 }
 
 // queue appends a text frame holding b to the frames not yet sent. Data
-// frames are written by the worker alone, straight to the socket, so that
+// frames are written by the turn alone, straight to the socket, so that
 // several events read from the upstream at once go out in one write; a
-// socket write is atomic with respect to the control frames the library
-// writes from other goroutines (control.go), so frames never interleave.
+// socket write is atomic with respect to the control frames written from
+// other goroutines (control.go), so frames never interleave.
 func (c *conn) queue(b []byte) {
 	w := append(c.wbuf, 0x81) // FIN, text
 	switch n := len(b); {

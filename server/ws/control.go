@@ -7,7 +7,7 @@ import (
 )
 
 // Control frames are written here, each in one socket write: a write is
-// atomic with respect to the worker's data frames (conn.flush) and to the
+// atomic with respect to a turn's data frames (conn.flush) and to the
 // control frames other goroutines write (pings, pongs, close replies),
 // so frames never interleave.
 

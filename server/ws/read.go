@@ -100,7 +100,7 @@ func unmask(b []byte, key [4]byte) {
 	}
 }
 
-// message is what the reader hands the worker.
+// message is what the reader starts a turn for.
 type message byte
 
 const (
@@ -114,9 +114,9 @@ const (
 const slack = openai.FrameSlack
 
 // readLoop reads frames until the client leaves, closes or breaks the
-// protocol. Control frames are answered at once, also while the worker
-// serves a response; a data message is read only when the worker is
-// ready for it (holding the idle token), and handed to it.
+// protocol. Control frames are answered at once, also while a turn
+// serves a response; a data message is read only when no turn is in
+// flight (the reader holds the idle token), and a turn started for it.
 func (c *conn) readLoop() {
 	for {
 		h, err := c.readHeader()
@@ -145,22 +145,23 @@ func (c *conn) readLoop() {
 		}
 		c.extendRead()
 		if m == msgRefused {
-			continue // handed over already
+			continue // answered already
 		}
 		select {
-		case c.work <- m:
 		case <-c.gone:
 			return
+		default:
+			c.startTurn(m)
 		}
 	}
 }
 
 // readMessage reads the data message that starts with frame h, its
 // continuation frames and the control frames between them. Each frame's
-// payload is admitted before it is read. A refused message is handed to
-// the worker at once (which answers it with a 429 error event while the
-// rest arrives) and its payload is skipped without being buffered; it is
-// reported as msgRefused, already handed over. It reports false when the
+// payload is admitted before it is read. A refused message gets its turn
+// at once (which answers it with a 429 error event while the rest
+// arrives) and its payload is skipped without being buffered; it is
+// reported as msgRefused, already answered. It reports false when the
 // connection ends.
 func (c *conn) readMessage(h frameHeader) (message, bool) {
 	m := msgText
@@ -178,9 +179,10 @@ func (c *conn) readMessage(h frameHeader) (message, bool) {
 		if !c.room(int(h.n)) {
 			c.releaseFrame()
 			select {
-			case c.work <- msgRefused:
 			case <-c.gone:
 				return msgRefused, false
+			default:
+				c.startTurn(msgRefused)
 			}
 			return msgRefused, c.skipMessage(h, total)
 		}

@@ -152,7 +152,7 @@ func (c *conn) prewarm(f *openai.Frame) {
 
 // serveTurn runs the expanded body through the server's handler as a
 // POST and relays its answer: a stream the handler prepared runs here, on
-// the worker, to the turn's sink; a whole answer or an error is read from
+// the turn's goroutine, to the turn's sink; a whole answer or an error is read from
 // the response.
 func (c *conn) serveTurn(chained bool, frameSize int) {
 	rc := &c.rctx
