@@ -3,10 +3,13 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,27 +117,62 @@ func TestWSFrameAdmittedFromItsHeader(t *testing.T) {
 
 // TestWSFrameSentWithTheUpgrade: a client that sends its first frame in
 // the same write as the upgrade request (so the server may read both at
-// once) has it served: no byte read ahead of the hijack is lost.
+// once) has it served, then a second one: no byte read ahead of the
+// hijack is lost when the socket is taken from fasthttp, over TCP or TLS
+// (where the read-ahead may also wait in the TLS layer).
 func TestWSFrameSentWithTheUpgrade(t *testing.T) {
 	t.Parallel()
-	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
-	base, _ := wsServer(t, u, "")
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
+	for _, overTLS := range []bool{false, true} {
+		u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
+		up := newUpstream(t, u)
+		cfg := parseConfig(t, "providers:\n  - {name: up, kind: openai, api: responses, base_url: \"${UP}/v1\", keys: [k], models: [\"*\"]}\ntimeouts: {keepalive: 0s, ws_ping: 100ms}\n", up.URL)
+		var wrap func(net.Listener) net.Listener
+		if overTLS {
+			wrap = func(ln net.Listener) net.Listener { return tls.NewListener(ln, testServerTLS(t)) }
+		}
+		base, _ := serveConfigListener(t, cfg, nil, wrap)
+		addr := strings.TrimPrefix(base, "http://")
+		var c net.Conn
+		var err error
+		if overTLS {
+			c, err = tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
+		} else {
+			c, err = net.Dial("tcp", addr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		frame := maskedFrame([]byte(frameJSON("["+userHi+"]", "")))
+		req := []byte("GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+		if _, err := c.Write(append(req, frame...)); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		br := bufio.NewReader(c)
+		if r := wsAnswer(skipHead(t, br)); r != "completed" {
+			t.Fatalf("tls %v: a frame sent with the upgrade: %s", overTLS, r)
+		}
+		if _, err := c.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		if r := wsAnswer(br); r != "completed" {
+			t.Fatalf("tls %v: the frame after it: %s", overTLS, r)
+		}
 	}
-	defer c.Close()
-	frame := []byte(frameJSON("["+userHi+"]", ""))
-	req := []byte("GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-	req = append(req, 0x81, 0x80|126, byte(len(frame)>>8), byte(len(frame)), 0, 0, 0, 0)
-	if _, err := c.Write(append(req, frame...)); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	br := bufio.NewReader(c)
-	if r := wsAnswer(skipHead(t, br)); r != "completed" {
-		t.Fatalf("a frame sent with the upgrade: %s", r)
-	}
+}
+
+// maskedFrame is a client text frame holding p, masked with the zero key.
+func maskedFrame(p []byte) []byte {
+	return append([]byte{0x81, 0x80 | 126, byte(len(p) >> 8), byte(len(p)), 0, 0, 0, 0}, p...)
+}
+
+// testServerTLS is a server TLS configuration with httptest's
+// certificate.
+func testServerTLS(t *testing.T) *tls.Config {
+	cert := httptest.NewTLSServer(http.NotFoundHandler())
+	defer cert.Close()
+	return cert.TLS.Clone()
 }
 
 // skipHead reads an HTTP response head, which must be a 101.
