@@ -17,6 +17,11 @@ type Options struct {
 	Pin      Pinning       // where proxies run
 	Targets  []string      // subset of direct, revproxy, slipstream; default all
 	NoLedger bool          // slipstream runs with its usage ledger off
+	// Baseline is an earlier slipstream binary the baseline workload
+	// pairs this one with; BaselineBudget is how much more CPU per
+	// request this one may spend (a fraction: -0.15 = 15% less).
+	Baseline       string
+	BaselineBudget float64
 	// Perf is the path of Linux perf; when set, every slipstream case gets
 	// one extra, unmeasured run under `perf record` and its top symbols go
 	// into the row's Profile. "" = no profiles.
@@ -46,8 +51,11 @@ func (e *Env) logf(format string, args ...any) {
 func (e *Env) targets(want ...string) []string {
 	var out []string
 	for _, t := range want {
-		variant := t == "guarded" || t == "ledgerless" // slipstream configured otherwise
-		slip := t == "slipstream" || variant           // need the binary
+		variant := t == "guarded" || t == "ledgerless" || t == "baseline" // beside slipstream
+		slip := t == "slipstream" || variant                              // need the binary
+		if t == "baseline" && e.Opts.Baseline == "" {
+			continue
+		}
 		if (len(e.Opts.Targets) == 0 || contains(e.Opts.Targets, t) || (variant && contains(e.Opts.Targets, "slipstream"))) && (!slip || e.Slipstream != "") {
 			out = append(out, t)
 		}
@@ -79,6 +87,8 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 	case "ledgerless":
 		lim.NoLedger = true
 		return e.startSlipstream(e.Stub.URL(), lim, env...)
+	case "baseline":
+		return e.startBaseline(lim, env...)
 	}
 	return nil, fmt.Errorf("cannot start target %q: unknown", target)
 }
@@ -96,6 +106,21 @@ func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (
 		return nil, err
 	}
 	return StartSlipstream(e.Slipstream, cfg, addr, append(stateEnv(e.TmpDir), env...), e.Opts.Pin)
+}
+
+// startBaseline starts the baseline binary on a generated config without
+// the usage section, which a build older than the ledger refuses.
+func (e *Env) startBaseline(lim ConfigLimits, env ...string) (*Proc, error) {
+	lim.NoLedger = false
+	addr, err := FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := WriteConfig(e.TmpDir, addr, e.Stub.URL(), lim)
+	if err != nil {
+		return nil, err
+	}
+	return StartSlipstream(e.Opts.Baseline, cfg, addr, append(stateEnv(e.TmpDir), env...), e.Opts.Pin)
 }
 
 // loadCase is one fixed-request load measurement.

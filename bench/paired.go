@@ -42,7 +42,7 @@ func (p *pairedBudget) run(ctx context.Context, env *Env, cases []loadCase) {
 		if x > budget {
 			verdict = "OVER"
 		}
-		env.Report.Notef("%s: %s: on %.0f us/req, off %.0f us/req: %+.1f%% (median of %d paired runs, middle half %+.1f%% to %+.1f%%; budget +%.0f%%, %s)",
+		env.Report.Notef("%s: %s: on %.0f us/req, off %.0f us/req: %+.1f%% (median of %d paired runs, middle half %+.1f%% to %+.1f%%; budget %+.0f%%, %s)",
 			p.label, lc.name, with.CPUPerReqUs, without.CPUPerReqUs, 100*x, len(xs), 100*lo, 100*hi, 100*budget, verdict)
 	}
 }

@@ -26,6 +26,7 @@ var Workloads = []Workload{
 	{"live", runLive},
 	{"guard", runGuard},
 	{"ledger", runLedger},
+	{"baseline", runBaseline},
 	{"tokens", runTokens},
 }
 

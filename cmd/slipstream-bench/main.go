@@ -58,6 +58,8 @@ func revproxyMain(args []string) int {
 
 type flags struct {
 	out, workloads, targets, slipstream string
+	baseline                            string
+	baselineBudget                      float64
 	duration, warmup, rest              time.Duration
 	runs                                int
 	noPin, noPerf, noLedger             bool
@@ -67,7 +69,9 @@ type flags struct {
 func parseFlags() *flags {
 	f := &flags{}
 	flag.StringVar(&f.out, "out", "bench/out", "directory for report.md and report.json")
-	flag.StringVar(&f.workloads, "workload", "all", "comma-separated workloads: small,stream,large,translate,soak,fieldmix,startup,ws,live,guard")
+	flag.StringVar(&f.workloads, "workload", "all", "comma-separated workloads: small,stream,large,translate,soak,fieldmix,startup,ws,live,guard,ledger,baseline,tokens")
+	flag.StringVar(&f.baseline, "baseline", "", "an earlier slipstream binary for the baseline workload to pair this one with (default: the workload is skipped)")
+	flag.Float64Var(&f.baselineBudget, "baseline-budget", 0, "baseline workload: CPU per request over the baseline's, in percent, that this build may not exceed (-15: at least 15% less)")
 	flag.StringVar(&f.targets, "targets", "direct,revproxy,slipstream", "comma-separated targets")
 	flag.StringVar(&f.slipstream, "slipstream", "", "prebuilt slipstream binary (default: go build ./cmd/slipstream)")
 	flag.DurationVar(&f.duration, "duration", 0, "measured time per run (fieldmix: total time, at least 3 blocks; soak: load time); 0 = workload defaults")
@@ -158,7 +162,8 @@ func setup(f *flags, pin bench.Pinning, cores int) (*bench.Env, func(), error) {
 	rep := &bench.Report{Conditions: conditions(cores, pin)}
 	env := &bench.Env{
 		Opts: bench.Options{Duration: f.duration, Warmup: f.warmup, Runs: max(f.runs, 1), Rest: f.rest,
-			Pin: pin, Targets: strings.Split(f.targets, ","), NoLedger: f.noLedger, Log: os.Stderr},
+			Pin: pin, Targets: strings.Split(f.targets, ","), NoLedger: f.noLedger, Log: os.Stderr,
+			Baseline: f.baseline, BaselineBudget: f.baselineBudget / 100},
 		Stub: stub, SelfExe: exe, TmpDir: tmp, Report: rep,
 	}
 	env.Slipstream = f.slipstream
