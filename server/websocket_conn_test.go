@@ -3,9 +3,11 @@
 package server
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,9 +23,16 @@ func TestWSIdleConnectionCost(t *testing.T) {
 	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
 	base, s := wsServer(t, u, "")
 	var ws []net.Conn
-	dial := func() net.Conn {
-		c, _ := net.Dial("tcp", base[7:])
+	dial := func() net.Conn { // returns once the 101 arrived, so that sockets open one at a time
+		c, err := net.Dial("tcp", base[7:])
+		if err != nil {
+			t.Fatal(err)
+		}
 		io.WriteString(c, "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if line, err := bufio.NewReaderSize(c, 16).ReadString('\n'); err != nil || !strings.Contains(line, " 101 ") {
+			t.Fatalf("upgrade: %q %v", line, err)
+		}
 		return c
 	}
 	for i := 0; i < 5; i++ {
