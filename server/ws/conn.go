@@ -34,6 +34,7 @@ type conn struct {
 	goneOnce sync.Once
 	idle     chan struct{} // a token: whoever holds it owns the next frame (see closeIfIdle)
 	turns    sync.WaitGroup
+	runTurn  func() // c.turn, bound once: a go statement with arguments allocates
 	pinger   *time.Timer
 	closeWhy atomic.Pointer[closeReason] // set: close once no frame is in flight
 
@@ -43,6 +44,7 @@ type conn struct {
 	// the next size class (4.75 KiB).
 	frag      bool        // the message in c.in came in more than one frame
 	checkedOK bool        // checked describes c.body
+	msgKind   message     // the message the turn in flight serves
 	closeSent atomic.Bool // no frame follows the close frame
 
 	in       *pool.Buffer // the message being read or served
@@ -146,14 +148,20 @@ func (c *conn) serve() {
 // message that was received is always answered: served, or an error
 // event; a close the transport asked for waits until it has been.
 func (c *conn) startTurn(m message) {
+	if c.runTurn == nil {
+		c.runTurn = c.turn
+	}
+	c.msgKind = m
 	c.turns.Add(1)
-	go c.turn(m)
+	go c.runTurn()
 }
 
-func (c *conn) turn(m message) {
+// turn serves c.msgKind; the reader does not touch it until the turn has
+// handed the idle token back.
+func (c *conn) turn() {
 	defer c.turns.Done()
 	c.frames++
-	switch m {
+	switch m := c.msgKind; m {
 	case msgRefused:
 		c.sendError(429, "rate_limit_error", "rate_limit_exceeded", msgBytesInFlight)
 	default:
