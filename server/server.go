@@ -343,6 +343,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // Handler returns the request handler, for tests that serve it themselves.
+// Their fasthttp.Server must keep hijacked connections
+// (KeepHijackedConns), as Serve's does: a WebSocket outlives the hijack
+// handler that takes its socket, and every hijack handler closes its own.
 func (s *Server) Handler() fasthttp.RequestHandler { return s.dispatch }
 
 // Config returns the configuration the server runs now.
