@@ -42,10 +42,11 @@ type conn struct {
 	ctl [125]byte // control frame payload
 	// Beside the arrays, where they fill padding: conn is 4 KiB, not
 	// the next size class (4.75 KiB).
-	frag      bool        // the message in c.in came in more than one frame
-	checkedOK bool        // checked describes c.body
-	msgKind   message     // the message the turn in flight serves
-	closeSent atomic.Bool // no frame follows the close frame
+	frag      bool       // the message in c.in came in more than one frame
+	checkedOK bool       // checked describes c.body
+	msgKind   message    // the message the turn in flight serves
+	closeSent bool       // guarded by ctlMu: no frame follows the close frame
+	ctlMu     sync.Mutex // one control frame at a time (control.go)
 
 	in       *pool.Buffer // the message being read or served
 	reserved int64        // bytes of it counted in the server's bytes in flight

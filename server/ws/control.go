@@ -25,15 +25,16 @@ const (
 var errCloseSent = errors.New("websocket: close frame already sent")
 
 // writeControl writes control frame op with payload p (at most 125
-// bytes), giving the client d to take it. Nothing is written after a
-// close frame.
+// bytes), giving the client d to take it. Control frames go out one at a
+// time, and none after the close frame: a ping racing a close cannot
+// follow it.
 func (c *conn) writeControl(op byte, p []byte, d time.Duration) error {
-	if c.closeSent.Load() {
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	if c.closeSent {
 		return errCloseSent
 	}
-	if op == opClose && c.closeSent.Swap(true) {
-		return errCloseSent
-	}
+	c.closeSent = op == opClose
 	var f [2 + 125]byte
 	f[0], f[1] = 0x80|op, byte(len(p)) // FIN; a server frame is not masked
 	n := 2 + copy(f[2:], p)
