@@ -16,32 +16,22 @@ const smallParts = 24
 // The result equals tiktoken's: repeatedly merge the adjacent pair whose
 // concatenation has the lowest rank, the leftmost one on ties.
 //
-// A piece longer than maxMergePiece is merged in segments (see there).
+// A piece longer than maxMergePiece is merged in overlapping windows whose
+// encodings are joined where they agree (mergeLong).
 func (st *state) merge(t *table, piece []byte, dst []uint32, ids bool) ([]uint32, int) {
-	count := 0
-	for len(piece) > maxMergePiece {
-		cut := maxMergePiece
-		for cut > 0 && !utf8.RuneStart(piece[cut]) {
-			cut--
-		}
-		var k int
-		dst, k = st.mergeOne(t, piece[:cut], dst, ids)
-		count += k
-		piece = piece[cut:]
+	if len(piece) > maxMergePiece {
+		return st.mergeLong(t, piece, dst, ids)
 	}
-	dst, k := st.mergeOne(t, piece, dst, ids)
-	return dst, count + k
+	return st.mergeOne(t, piece, dst, ids)
 }
 
 // maxMergePiece bounds the piece one merge handles. Merging keeps about
 // 44 bytes of scratch per byte of piece, so an unbounded piece (60 MB of
 // one repeated character, which the pre-tokenizer cannot split, sent by a
 // client) would cost gigabytes in one call. Longer pieces, which only
-// pathological input produces, are merged in segments cut at a rune
-// boundary: bounded memory (under 3 MB of scratch), at the price of counts
-// that may differ from tiktoken's by about one token per 64 KiB segment
-// (docs/TOKENS.md). No window shorter than the piece is known to be exact
-// on every input.
+// pathological input produces, are merged in windows of this size
+// (longmerge.go): under 3 MB of scratch, and the same tokens as a merge of
+// the whole piece.
 const maxMergePiece = 64 << 10
 
 // mergeOne byte-pair encodes one piece of at most maxMergePiece bytes.

@@ -26,6 +26,8 @@ type state struct {
 	cache      pairCache
 	pieces     pieceCache
 	longPieces longPieceCache
+	seam       []uint64 // mergeLong: the previous window's last tokens, offset<<32 | rank
+	seamMisses int      // mergeLong: windows that shared no token with their seam (cut instead)
 	// noPieceCache makes Count merge every piece that is not a token;
 	// benchmarks set it to measure merging itself.
 	noPieceCache bool
