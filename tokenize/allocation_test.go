@@ -2,12 +2,17 @@
 
 package tokenize
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // TestAllocations: Count, CountString and AppendTokens (into a dst with
-// capacity) allocate nothing once the table is built. Budget: 0.
+// capacity) allocate nothing once the table is built, also on a piece
+// merged in joined windows. Budget: 0.
 func TestAllocations(t *testing.T) {
 	text := mixText(t, 64<<10)
+	text = append(text, bytes.Repeat([]byte("ab"), 100<<10)...)
 	for _, e := range []*Encoding{O200k(), Cl100k()} {
 		dst := e.AppendTokens(nil, text)
 		s := string(text)

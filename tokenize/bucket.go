@@ -75,7 +75,8 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 	next, prev, pairRank, partRank := st.next, st.prev, st.pairRank, st.partRank
 	b := &st.buckets
 	c := &st.cache
-	b.head = acquireHeads()
+	heads := acquireHeads()
+	b.head = *heads
 	if cap(b.pos) < len(p) {
 		b.pos, b.link = make([]int32, 0, len(p)), make([]int32, 0, len(p))
 	}
@@ -121,7 +122,7 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 			}
 		}
 	}
-	releaseHeads(b.head)
+	headsPool.Put(heads)
 	b.head, b.pos, b.link = nil, b.pos[:0], b.link[:0]
 	if ids {
 		for i := int32(0); i < n; i = next[i] {
@@ -131,15 +132,14 @@ func (st *state) mergeBuckets(t *table, p []byte, dst []uint32, ids bool) ([]uin
 	return dst, parts
 }
 
-func acquireHeads() []int32 {
+// acquireHeads returns a zeroed heads table; give it back to headsPool
+// by the same pointer, so that pooling it allocates nothing.
+func acquireHeads() *[]int32 {
 	if v := headsPool.Get(); v != nil {
-		return *v.(*[]int32)
+		return v.(*[]int32)
 	}
-	return make([]int32, 1<<rankBits)
-}
-
-func releaseHeads(h []int32) {
-	headsPool.Put(&h)
+	h := make([]int32, 1<<rankBits)
+	return &h
 }
 
 func heapPush32(h []uint32, e uint32) []uint32 {

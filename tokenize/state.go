@@ -43,10 +43,13 @@ func acquireState() *state {
 	return &state{}
 }
 
-// releaseState returns st to the pool unless it grew past maxPooledScratch.
+// releaseState returns st to the pool unless it grew past maxPooledScratch
+// (the bucket entries past four times that: a merge keeps up to about
+// three per byte pending, so a full window's may grow past one per byte,
+// and dropping the state would make every long piece allocate anew).
 func releaseState(st *state) {
 	if cap(st.next) > maxPooledScratch || cap(st.heap) > maxPooledScratch ||
-		cap(st.fixed) > maxPooledScratch || cap(st.buckets.pos) > maxPooledScratch {
+		cap(st.fixed) > maxPooledScratch || cap(st.buckets.pos) > 4*maxPooledScratch {
 		return
 	}
 	statePool.Put(st)
