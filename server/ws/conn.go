@@ -116,6 +116,13 @@ func equalFold(b []byte, s string) bool {
 	return true
 }
 
+// blankRequest is what serve initialises each connection's request
+// context from. Init only reads it (it copies it), so every connection
+// shares it: a fresh fasthttp.Request of serve's own would sit in serve's
+// frame (1 KB) for the connection's life, and take the reader goroutine
+// past its first 2 KiB stack.
+var blankRequest fasthttp.Request
+
 // serve runs the connection taken over (takeOver): the reader loop, and
 // the turns it starts. It closes the socket when the connection ends.
 func (c *conn) serve() {
@@ -127,7 +134,7 @@ func (c *conn) serve() {
 	}
 	defer c.t.remove(c)
 	c.t.upgrades.Add(1)
-	c.rctx.Init(&fasthttp.Request{}, c.nc.RemoteAddr(), discard{}) // the remote address for the server's logs
+	c.rctx.Init(&blankRequest, c.nc.RemoteAddr(), discard{}) // the remote address for the server's logs
 	c.extendRead()
 	c.pinger = time.AfterFunc(c.t.cfg().Ping, c.ping)
 	if c.t.logging() {
