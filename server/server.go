@@ -188,8 +188,13 @@ func New(cfg *config.Config, o Options) (*Server, error) {
 		ReadTimeout:                  cfg.Timeouts.HeaderRead.D(),
 		// Bounds the write of a whole response that is not a stream; a
 		// stream moves the deadline on before each write (extendWrite).
-		WriteTimeout:          cfg.Timeouts.Write.D(),
-		IdleTimeout:           2 * time.Minute,
+		WriteTimeout: cfg.Timeouts.Write.D(),
+		IdleTimeout:  2 * time.Minute,
+		// A worker whose connection closed exits after a second without
+		// another, not fasthttp's ten: each holds the stack its last
+		// request grew (8 KiB for a stream), so a burst of 500 streams
+		// kept 4 MB for ten seconds after its clients left.
+		MaxIdleWorkerDuration: time.Second,
 		NoDefaultServerHeader: true,
 		NoDefaultDate:         false,
 		CloseOnShutdown:       true,
