@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,12 +34,27 @@ func TestWorkersLeaveAfterABurst(t *testing.T) {
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			if status, _, body := post(t, base+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`); status != 200 {
-				t.Errorf("status %d: %s", status, body)
+			resp, err := http.Post(base+"/v1/chat/completions", "application/json",
+				strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("status %d: %s", resp.StatusCode, body)
 			}
 		}()
 	}
-	inFlight.Wait()
+	all := make(chan struct{})
+	go func() { inFlight.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatalf("the %d requests of the burst never were at the upstream together", n)
+	}
 	busy := runtime.NumGoroutine()
 	close(release)
 	done.Wait()
