@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -388,6 +390,51 @@ func TestWSTooManyConnections426(t *testing.T) {
 	if err == nil || resp == nil || resp.StatusCode != 426 {
 		t.Fatalf("second connection: %v, %v; want 426", err, resp)
 	}
+}
+
+// TestWSUpgradeThatNeverOpensFreesItsSlot: an upgrade whose socket never
+// reaches the transport (a request that also says Connection: close, on
+// which fasthttp closes instead of handing the socket over; a client gone
+// before its 101) does not keep one of limits.ws_connections: a hostile
+// client repeating it would refuse every later WebSocket.
+func TestWSUpgradeThatNeverOpensFreesItsSlot(t *testing.T) {
+	t.Parallel()
+	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
+	base, s := wsServer(t, u, "limits: {ws_connections: 1}\n")
+	for i := 0; i < 3; i++ {
+		c, err := net.Dial("tcp", base[len("http://"):])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(c, "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade, close\r\n"+
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.Copy(io.Discard, c) // the answer, then the server's close
+		c.Close()
+	}
+	for i := 0; i < 3; i++ { // gone before the 101: reset at once
+		c, err := net.Dial("tcp", base[len("http://"):])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(c, "GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+		_ = c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.ws.Conns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c, resp, err := wsTryDial(base, "/v1/responses", false)
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("a WebSocket after upgrades that never opened: %v (status %d)", err, status)
+	}
+	c.Close()
 }
 
 // Scenario 12: an upstream x-codex-turn-state header reaches the client as

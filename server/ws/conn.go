@@ -127,9 +127,8 @@ var blankRequest fasthttp.Request
 // the turns it starts. It closes the socket when the connection ends.
 func (c *conn) serve() {
 	defer c.nc.Close()
-	if !c.t.add(c) {
-		c.t.open.Add(-1)
-		c.sendClose(closeGoingAway, "shutting down")
+	if r := c.t.add(c); r != nil {
+		c.sendClose(r.code, r.text)
 		return
 	}
 	defer c.t.remove(c)
@@ -250,6 +249,7 @@ type closeReason struct {
 
 var (
 	closeShutdown = &closeReason{closeGoingAway, "shutting down"}
+	closeTooMany  = &closeReason{closeTryAgain, "too many WebSocket connections (limits.ws_connections); use HTTP"}
 	closeRevoked  = &closeReason{closePolicy, "the API key of this connection is no longer valid"}
 )
 

@@ -19,6 +19,7 @@ const (
 	closeInvalidPayload = 1007
 	closePolicy         = 1008
 	closeTooBig         = 1009
+	closeTryAgain       = 1013 // try again later
 )
 
 // errCloseSent refuses a control frame after the close frame.

@@ -52,8 +52,9 @@ type Options struct {
 	// through proxies and find dead peers. Default 20s.
 	Ping time.Duration
 	// MaxConns caps open connections (limits.ws_connections); past it an
-	// upgrade is answered 426, on which Codex uses HTTP for the session.
-	// Default 1024.
+	// upgrade is answered 426, on which Codex uses HTTP for the session
+	// (and a socket that arrives past it, its upgrade answered together
+	// with others, is closed with 1013: see add). Default 1024.
 	MaxConns int
 	// Admit, when set, reserves n bytes of a data frame's payload in the
 	// server's bytes in flight before the payload is read; held is what
@@ -95,7 +96,6 @@ type Transport struct {
 	conns   map[*conn]struct{}
 	closing bool
 	wg      sync.WaitGroup
-	open    atomic.Int64
 
 	upgrades, refused, frames, chained, notFound atomic.Int64
 }
@@ -154,19 +154,18 @@ func (t *Transport) Upgrade(ctx *fasthttp.RequestCtx, cred []byte) {
 		return
 	}
 	t.mu.Lock()
-	closing := t.closing
+	closing, full := t.closing, len(t.conns) >= t.cfg().MaxConns
 	t.mu.Unlock()
 	if closing {
 		upgradeError(ctx, fasthttp.StatusServiceUnavailable, errShuttingDown)
 		return
 	}
-	o := t.cfg()
-	if t.open.Add(1) > int64(o.MaxConns) {
-		t.open.Add(-1)
+	if full {
 		t.refused.Add(1)
 		upgradeError(ctx, fasthttp.StatusUpgradeRequired, errTooMany)
 		return
 	}
+	o := t.cfg()
 	c := newConn(t, ctx, cred)
 	ctx.Response.Header.SetBytesV("X-Codex-Websocket-Max-Message-Bytes", o.maxHdr)
 	switchProtocols(ctx)
@@ -191,19 +190,29 @@ func upgradeError(ctx *fasthttp.RequestCtx, status int, reason error) {
 	ctx.SetBody(append(b, '}'))
 }
 
-func (t *Transport) add(c *conn) bool {
+// add counts c among the open connections once its socket is taken
+// over, or returns why it is closed at once: the transport shuts down,
+// or upgrades answered together took the last of limits.ws_connections.
+// A connection counts from here, not from its 101: fasthttp hands over no
+// socket when the 101 cannot be written (the client left) or the upgrade
+// also asked to close the connection, and an upgrade counted before would
+// keep its place for ever.
+func (t *Transport) add(c *conn) *closeReason {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closing {
-		return false
+	switch {
+	case t.closing:
+		return closeShutdown
+	case len(t.conns) >= t.cfg().MaxConns:
+		t.refused.Add(1)
+		return closeTooMany
 	}
 	t.conns[c] = struct{}{}
 	t.wg.Add(1)
-	return true
+	return nil
 }
 
 func (t *Transport) remove(c *conn) {
-	t.open.Add(-1)
 	t.mu.Lock()
 	delete(t.conns, c)
 	t.mu.Unlock()
