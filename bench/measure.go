@@ -97,6 +97,19 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 // point at stubURL.
 func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (*Proc, error) {
 	lim.NoLedger = lim.NoLedger || e.Opts.NoLedger
+	return e.startBinary(e.Slipstream, stubURL, lim, env...)
+}
+
+// startBaseline starts the baseline binary on a generated config without
+// the usage section, which a build older than the ledger refuses.
+func (e *Env) startBaseline(lim ConfigLimits, env ...string) (*Proc, error) {
+	lim.NoLedger = false
+	return e.startBinary(e.Opts.Baseline, e.Stub.URL(), lim, env...)
+}
+
+// startBinary starts the slipstream binary bin on a generated config
+// whose providers point at stubURL.
+func (e *Env) startBinary(bin, stubURL string, lim ConfigLimits, env ...string) (*Proc, error) {
 	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
@@ -105,22 +118,7 @@ func (e *Env) startSlipstream(stubURL string, lim ConfigLimits, env ...string) (
 	if err != nil {
 		return nil, err
 	}
-	return StartSlipstream(e.Slipstream, cfg, addr, append(stateEnv(e.TmpDir), env...), e.Opts.Pin)
-}
-
-// startBaseline starts the baseline binary on a generated config without
-// the usage section, which a build older than the ledger refuses.
-func (e *Env) startBaseline(lim ConfigLimits, env ...string) (*Proc, error) {
-	lim.NoLedger = false
-	addr, err := FreeAddr()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := WriteConfig(e.TmpDir, addr, e.Stub.URL(), lim)
-	if err != nil {
-		return nil, err
-	}
-	return StartSlipstream(e.Opts.Baseline, cfg, addr, append(stateEnv(e.TmpDir), env...), e.Opts.Pin)
+	return StartSlipstream(bin, cfg, addr, append(stateEnv(e.TmpDir), env...), e.Opts.Pin)
 }
 
 // loadCase is one fixed-request load measurement.
