@@ -22,7 +22,9 @@ import (
 // same-dialect and translated, over HTTP+SSE and over the Responses
 // WebSocket. A fresh proxy per kind and run; the row is the median.
 // Gates: the per-stream budget, no errors, and RSS 5 s after the clients
-// left within liveRestGateMB of idle.
+// left within liveRestGateMB of idle. fastproxy, fasthttp with nothing
+// of slipstream's, runs the same-dialect HTTP kind beside it: what the
+// stack alone holds per live stream.
 
 const (
 	liveStreams = 500
@@ -41,6 +43,9 @@ type liveKind struct {
 	name string
 	req  *Req // the stream's request; over WebSocket, its body is the frame's
 	ws   bool
+	// reference: fastproxy runs this kind too (it passes bytes through:
+	// no translation, no WebSocket).
+	reference bool
 }
 
 func liveKinds() []liveKind {
@@ -49,7 +54,7 @@ func liveKinds() []liveKind {
 		return &Req{Dialect: Responses, Body: append([]byte(`{"type":"response.create",`), body[1:]...), Stream: true}
 	}
 	return []liveKind{
-		{name: "messages same-dialect http", req: fixedReq(Anthropic, ModelClaude, liveBody, true, 9)},
+		{name: "messages same-dialect http", req: fixedReq(Anthropic, ModelClaude, liveBody, true, 9), reference: true},
 		{name: "messages->chat translated http", req: fixedReq(Anthropic, ModelXlateChat, liveBody, true, 10)},
 		{name: "responses same-dialect websocket", req: frame(ModelResponses), ws: true},
 		{name: "responses->chat translated websocket", req: frame(ModelXlateChat), ws: true},
@@ -70,17 +75,24 @@ func runLive(ctx context.Context, env *Env) error {
 		if ctx.Err() != nil {
 			return nil //nolint:nilerr // a cancelled run ends with what it measured
 		}
-		env.Report.Add(env.liveRow(ctx, stub, k))
+		env.Report.Add(env.liveRow(ctx, stub, k, "slipstream"))
+		if k.reference {
+			for _, t := range env.targets("fastproxy") {
+				env.Report.Add(env.liveRow(ctx, stub, k, t))
+			}
+		}
 	}
 	return nil
 }
 
-// liveRow measures one kind Opts.Runs times and reports the medians.
-func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind) Row {
-	row := Row{Workload: "live", Case: fmt.Sprintf("%s %dKB x %d paced", k.name, len(k.req.Body)>>10, liveStreams), Target: "slipstream", Concurrency: liveStreams}
+// liveRow measures one kind on target Opts.Runs times and reports the
+// medians. Only slipstream's row is gated; fastproxy's is the reference
+// beside it.
+func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind, target string) Row {
+	row := Row{Workload: "live", Case: fmt.Sprintf("%s %dKB x %d paced", k.name, len(k.req.Body)>>10, liveStreams), Target: target, Concurrency: liveStreams}
 	var per, idle, peak, rest []float64
 	for i := 0; i < max(e.Opts.Runs, 1) && ctx.Err() == nil; i++ {
-		r, err := e.liveOnce(ctx, stub, k)
+		r, err := e.liveOnce(ctx, stub, k, target)
 		row.Requests += r.Requests
 		row.Errors += r.Errors
 		if err != nil {
@@ -96,16 +108,21 @@ func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind) Row {
 	row.Runs = len(per)
 	row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB = median(idle), median(peak), median(rest)
 	row.PerStreamKB = median(per)
-	row.BudgetKB = float64(livePerStreamBudget+len(k.req.Body)) / 1024
 	restOver := row.RestRSSMB - row.IdleRSSMB
 	note := fmt.Sprintf("rest-idle %.1f MB (gate %d)", restOver, liveRestGateMB)
+	gated := target == "slipstream"
+	if gated {
+		row.BudgetKB = float64(livePerStreamBudget+len(k.req.Body)) / 1024
+	} else {
+		note = fmt.Sprintf("reference, not gated; rest-idle %.1f MB", restOver)
+	}
 	if row.Note != "" {
 		note = row.Note + "; " + note
 	}
 	row.Note = note
-	row.Failed = row.Failed || row.Errors > 0 || row.PerStreamKB > row.BudgetKB || restOver > liveRestGateMB
-	e.logf("live       %-44s per stream %.1f KB (budget %.1f) idle %.1f peak %.1f rest %.1f MB (gate idle + %d) err %d",
-		k.name, row.PerStreamKB, row.BudgetKB, row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB, liveRestGateMB, row.Errors)
+	row.Failed = row.Failed || row.Errors > 0 || gated && (row.PerStreamKB > row.BudgetKB || restOver > liveRestGateMB)
+	e.logf("live       %-44s %-10s per stream %.1f KB (budget %.1f) idle %.1f peak %.1f rest %.1f MB err %d",
+		k.name, target, row.PerStreamKB, row.BudgetKB, row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB, row.Errors)
 	return row
 }
 
@@ -115,10 +132,10 @@ type liveResult struct {
 	perStreamKB float64
 }
 
-// liveOnce starts a proxy on stub, opens liveStreams streams at once and
+// liveOnce starts target on stub, opens liveStreams streams at once and
 // reads them to their end while sampling the proxy's RSS.
-func (e *Env) liveOnce(ctx context.Context, stub *Stub, k liveKind) (liveResult, error) {
-	p, err := e.startSlipstream(stub.URL(), ConfigLimits{MaxConcurrent: 4 * liveStreams})
+func (e *Env) liveOnce(ctx context.Context, stub *Stub, k liveKind, target string) (liveResult, error) {
+	p, err := e.startLive(target, stub)
 	if err != nil {
 		return liveResult{}, err
 	}
@@ -148,6 +165,14 @@ func (e *Env) liveOnce(ctx context.Context, stub *Stub, k liveKind) (liveResult,
 		IdleRSSMB: mb(idle.RSS), PeakRSSMB: mb(peak), RestRSSMB: mb(restMem.RSS)}}
 	r.perStreamKB = float64(peak-idle.RSS) / liveStreams / 1024
 	return r, nil
+}
+
+// startLive starts a fresh target in front of stub for one run.
+func (e *Env) startLive(target string, stub *Stub) (*Proc, error) {
+	if target == "fastproxy" {
+		return StartFastProxy(e.FastProxy, stub.URL(), e.Opts.Pin)
+	}
+	return e.startSlipstream(stub.URL(), ConfigLimits{MaxConcurrent: 4 * liveStreams})
 }
 
 // openLive opens liveStreams streams of kind k against base at once and

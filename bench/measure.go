@@ -15,7 +15,7 @@ type Options struct {
 	Runs     int           // runs per case, the median is reported; default 3
 	Rest     time.Duration // fieldmix rest between 160-turn blocks; default 20 s
 	Pin      Pinning       // where proxies run
-	Targets  []string      // subset of direct, revproxy, slipstream; default all
+	Targets  []string      // subset of direct, revproxy, fastproxy, slipstream; default all
 	NoLedger bool          // slipstream runs with its usage ledger off
 	// Baseline is an earlier slipstream binary the baseline workload
 	// pairs this one with; BaselineBudget is how much more CPU per
@@ -36,6 +36,7 @@ type Env struct {
 	Stub       *Stub
 	SelfExe    string // this binary, re-executed as `revproxy`
 	Slipstream string // built slipstream binary; "" = unavailable
+	FastProxy  string // built ./bench/fastproxy binary; "" = unavailable
 	TmpDir     string // for generated configs
 	Report     *Report
 }
@@ -53,7 +54,7 @@ func (e *Env) targets(want ...string) []string {
 	for _, t := range want {
 		variant := t == "guarded" || t == "ledgerless" || t == "baseline" // beside slipstream
 		slip := t == "slipstream" || variant                              // need the binary
-		if t == "baseline" && e.Opts.Baseline == "" {
+		if t == "baseline" && e.Opts.Baseline == "" || t == "fastproxy" && e.FastProxy == "" {
 			continue
 		}
 		if (len(e.Opts.Targets) == 0 || contains(e.Opts.Targets, t) || (variant && contains(e.Opts.Targets, "slipstream"))) && (!slip || e.Slipstream != "") {
@@ -79,6 +80,8 @@ func (e *Env) Start(target string, lim ConfigLimits, env ...string) (*Proc, erro
 		return &Proc{Name: "direct", URL: e.Stub.URL()}, nil
 	case "revproxy":
 		return StartReverseProxy(e.SelfExe, e.Stub.URL(), e.Opts.Pin)
+	case "fastproxy":
+		return StartFastProxy(e.FastProxy, e.Stub.URL(), e.Opts.Pin)
 	case "slipstream":
 		return e.startSlipstream(e.Stub.URL(), lim, env...)
 	case "guarded":

@@ -107,13 +107,25 @@ func startProc(name string, cmd *exec.Cmd, env []string) (*Proc, error) {
 // StartReverseProxy starts the baseline proxy (this binary re-executed as
 // `exe revproxy -upstream URL`) and waits for its listening line.
 func StartReverseProxy(exe, upstream string, pin Pinning) (*Proc, error) {
-	cmd := pin.command(exe, "revproxy", "-upstream", upstream)
+	return startListening("revproxy", pin.command(exe, "revproxy", "-upstream", upstream))
+}
+
+// StartFastProxy starts the minimal fasthttp proxy (bin, built from
+// ./bench/fastproxy) in front of upstream and waits for its listening
+// line.
+func StartFastProxy(bin, upstream string, pin Pinning) (*Proc, error) {
+	return startListening("fastproxy", pin.command(bin, "-upstream", upstream))
+}
+
+// startListening starts cmd, a proxy that prints "listening ADDR" on
+// stdout once it accepts connections, and waits for that line.
+func startListening(name string, cmd *exec.Cmd) (*Proc, error) {
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("cannot pipe revproxy stdout: %w", err)
+		return nil, fmt.Errorf("cannot pipe %s stdout: %w", name, err)
 	}
 	start := time.Now()
-	p, err := startProc("revproxy", cmd, nil)
+	p, err := startProc(name, cmd, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +133,7 @@ func StartReverseProxy(exe, upstream string, pin Pinning) (*Proc, error) {
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
 	if err != nil || !ok {
 		p.Stop() //nolint:errcheck // already failing
-		return nil, fmt.Errorf("cannot read revproxy address (got %q): %v; stderr: %s", line, err, p.Stderr())
+		return nil, fmt.Errorf("cannot read %s address (got %q): %v; stderr: %s", name, line, err, p.Stderr())
 	}
 	p.ReadyAfter = time.Since(start)
 	p.URL = "http://" + addr

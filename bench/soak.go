@@ -66,7 +66,7 @@ func (env *Env) soakOne(ctx context.Context, target string, req *Req, conc int, 
 // small body), and idle RSS 2 s later; median of 5 starts.
 func runStartup(ctx context.Context, env *Env) error {
 	req := fixedReq(Anthropic, ModelClaude, smallClaudeSize, false, 1)
-	for _, t := range env.targets("revproxy", "slipstream") {
+	for _, t := range env.targets("revproxy", "fastproxy", "slipstream") {
 		row := Row{Workload: "startup", Case: "exec -> first proxied 200", Target: t}
 		var runs []Row
 		for i := 0; i < 5 && ctx.Err() == nil; i++ {
@@ -110,20 +110,19 @@ func (env *Env) startupOnce(ctx context.Context, target string, req *Req) (Row, 
 	var p *Proc
 	switch target {
 	case "slipstream":
-		cfg, err := WriteConfig(env.TmpDir, addr, env.Stub.URL(), ConfigLimits{NoLedger: env.Opts.NoLedger})
-		if err != nil {
+		var cfg string
+		if cfg, err = WriteConfig(env.TmpDir, addr, env.Stub.URL(), ConfigLimits{NoLedger: env.Opts.NoLedger}); err != nil {
 			return Row{}, err
 		}
 		start = time.Now()
 		p, err = startProc(target, env.Opts.Pin.command(env.Slipstream, "-config", cfg), stateEnv(env.TmpDir))
-		if err != nil {
-			return Row{}, err
-		}
+	case "fastproxy":
+		p, err = startProc(target, env.Opts.Pin.command(env.FastProxy, "-listen", addr, "-upstream", env.Stub.URL()), nil)
 	default:
 		p, err = startProc(target, env.Opts.Pin.command(env.SelfExe, "revproxy", "-listen", addr, "-upstream", env.Stub.URL()), nil)
-		if err != nil {
-			return Row{}, err
-		}
+	}
+	if err != nil {
+		return Row{}, err
 	}
 	defer p.Stop() //nolint:errcheck // startup only measures time and RSS
 	first, err := firstOK(ctx, p, "http://"+addr, req, start)

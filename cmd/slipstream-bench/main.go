@@ -6,7 +6,9 @@
 // It builds ./cmd/slipstream (or takes -slipstream BIN), starts a stub
 // upstream in this process, and measures each workload against direct
 // (the stub itself), a net/http/httputil.ReverseProxy baseline (this
-// binary re-executed as `revproxy`) and slipstream, each started fresh,
+// binary re-executed as `revproxy`), fastproxy (./bench/fastproxy, the
+// least a fasthttp proxy holds: startup and live only) and slipstream,
+// each started fresh,
 // the proxies pinned to CPU 1 and this process to CPU 0 when taskset and
 // two CPUs are available. It writes report.md and report.json into -out
 // and exits 1 if any request failed or any gate failed.
@@ -72,7 +74,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.workloads, "workload", "all", "comma-separated workloads: small,stream,large,translate,soak,fieldmix,startup,ws,live,guard,ledger,baseline,tokens")
 	flag.StringVar(&f.baseline, "baseline", "", "an earlier slipstream binary for the baseline workload to pair this one with (default: the workload is skipped)")
 	flag.Float64Var(&f.baselineBudget, "baseline-budget", 0, "baseline workload: CPU per request over the baseline's, in percent, that this build may not exceed (-15: at least 15% less)")
-	flag.StringVar(&f.targets, "targets", "direct,revproxy,slipstream", "comma-separated targets")
+	flag.StringVar(&f.targets, "targets", "direct,revproxy,fastproxy,slipstream", "comma-separated targets")
 	flag.StringVar(&f.slipstream, "slipstream", "", "prebuilt slipstream binary (default: go build ./cmd/slipstream)")
 	flag.DurationVar(&f.duration, "duration", 0, "measured time per run (fieldmix: total time, at least 3 blocks; soak: load time); 0 = workload defaults")
 	flag.DurationVar(&f.warmup, "warmup", 300*time.Millisecond, "warm-up per run")
@@ -171,7 +173,10 @@ func setup(f *flags, pin bench.Pinning, cores int) (*bench.Env, func(), error) {
 		env.Opts.Perf = perf
 	}
 	if env.Slipstream == "" && inList(f.targets, "slipstream") {
-		env.Slipstream = buildSlipstream(tmp, rep)
+		env.Slipstream = build(tmp, "slipstream", "./cmd/slipstream", rep)
+	}
+	if inList(f.targets, "fastproxy") {
+		env.FastProxy = build(tmp, "fastproxy", "./bench/fastproxy", rep)
 	}
 	cleanup := func() {
 		stub.Close() //nolint:errcheck // exiting anyway
@@ -180,18 +185,18 @@ func setup(f *flags, pin bench.Pinning, cores int) (*bench.Env, func(), error) {
 	return env, cleanup, nil
 }
 
-// buildSlipstream runs go build ./cmd/slipstream into dir; on failure it
-// notes why and returns "" (slipstream rows are then skipped).
-func buildSlipstream(dir string, rep *bench.Report) string {
-	bin := filepath.Join(dir, "slipstream")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/slipstream").CombinedOutput()
+// build runs go build pkg into dir/name; on failure it notes why and
+// returns "" (that target's rows are then skipped).
+func build(dir, name, pkg string, rep *bench.Report) string {
+	bin := filepath.Join(dir, name)
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if len(msg) > 300 {
 			msg = msg[:300] + "..."
 		}
-		rep.Notef("slipstream skipped: `go build ./cmd/slipstream` failed: %s", msg)
-		fmt.Fprintf(os.Stderr, "slipstream does not build, measuring baselines only:\n%s\n", msg)
+		rep.Notef("%s skipped: `go build %s` failed: %s", name, pkg, msg)
+		fmt.Fprintf(os.Stderr, "%s does not build, skipping it:\n%s\n", name, msg)
 		return ""
 	}
 	return bin
