@@ -321,6 +321,10 @@ func runServe(path, listen, pprofAddr string, stderr io.Writer) int {
 	}
 	writeSummary(stderr, cfg, src)
 	fmt.Fprintf(stderr, "slipstream %s listening on %s://%s\n", version, scheme, ln.Addr())
+	// Start-up's garbage (the config's parse, the tables built from it,
+	// the package initialisers') goes back to the kernel now rather than
+	// through the background scavenger minutes later.
+	debug.FreeOSMemory()
 	load := func() (*config.Config, error) {
 		c, _, err := loadConfig(path, listen)
 		return c, err
