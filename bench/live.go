@@ -121,8 +121,12 @@ func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind, target string
 	}
 	row.Note = note
 	row.Failed = row.Failed || row.Errors > 0 || gated && (row.PerStreamKB > row.BudgetKB || restOver > liveRestGateMB)
-	e.logf("live       %-44s %-10s per stream %.1f KB (budget %.1f) idle %.1f peak %.1f rest %.1f MB err %d",
-		k.name, target, row.PerStreamKB, row.BudgetKB, row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB, row.Errors)
+	budget := "not gated"
+	if gated {
+		budget = fmt.Sprintf("budget %.1f", row.BudgetKB)
+	}
+	e.logf("live       %-44s %-10s per stream %.1f KB (%s) idle %.1f peak %.1f rest %.1f MB err %d",
+		k.name, target, row.PerStreamKB, budget, row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB, row.Errors)
 	return row
 }
 
