@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"net"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -17,9 +18,13 @@ import (
 // goroutine more than between turns, and no other (the upstream holds
 // each stage). With keep-alive pings on (the default) or off. Each turn is
 // sampled against the count settled before it (a goroutine of the
-// previous turn may take a moment to end); the least growth over a few
-// turns must be one, so a goroutine that happens to end meanwhile cannot
-// hide one the turn started.
+// previous turn may take a moment to end); the median growth over five
+// turns must be one. Goroutines unrelated to the turn come and go
+// meanwhile: the server's idle workers (the one that served the upgrade,
+// the one that answered the readiness probe) leave a second or two after
+// their connection, lowering the count of the turn they overlap. The
+// median ignores up to two such turns either way, and a turn that always
+// starts a second goroutine still shows it.
 func TestWSTurnStartsOneGoroutine(t *testing.T) {
 	for _, timeouts := range []string{"timeouts: {keepalive: 0s}\n", ""} {
 		stream := responsesStream(8, "resp_1")
@@ -51,12 +56,13 @@ func TestWSTurnStartsOneGoroutine(t *testing.T) {
 			}
 		}
 		turn() // the upstream connection is opened and kept
-		least := 1 << 30
-		for i := 0; i < 5; i++ {
-			least = min(least, turn())
+		var grew [5]int
+		for i := range grew {
+			grew[i] = turn()
 		}
-		if least != 1 {
-			t.Errorf("%q: a streaming WebSocket turn runs with %d more goroutine(s) than an idle connection, want 1 (its own)", timeouts, least)
+		slices.Sort(grew[:])
+		if grew[2] != 1 {
+			t.Errorf("%q: a streaming WebSocket turn runs with %d more goroutine(s) than an idle connection (turns: %v), want 1 (its own)", timeouts, grew[2], grew)
 		}
 	}
 }
