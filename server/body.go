@@ -45,12 +45,66 @@ func (x *exchange) readBody() error {
 	}
 	x.reqBody = pool.Get(n)
 	b := x.reqBody.B[:n]
-	if _, err := io.ReadFull(r, b); err != nil {
+	if err := x.readFull(r, b); err != nil {
 		return err
 	}
 	x.body = b
 	dropPrefetch(ctx)
 	return nil
+}
+
+// Large bodies are read with a low-water mark on the socket (lowWater):
+// the reader sleeps until a good part of what is left has arrived.
+const (
+	// lowatMin is the least a mark is set to: below it, the waits a mark
+	// saves do not pay for the system calls that set it.
+	lowatMin = 128 << 10
+	// lowatSlack is a margin kept below what is still to arrive. A mark
+	// above it would hold the reader until a timeout: the socket would
+	// never hold that much. fasthttp reads the socket only once its read
+	// buffer is empty, so at every wait what is still to arrive is exactly
+	// the body not yet returned; the margin is for a reader that buffers
+	// ahead of what it returns (it is more than ReadBufferSize).
+	lowatSlack = 16 << 10
+)
+
+// readFull fills b from the body stream r, as io.ReadFull does. While
+// more than lowatMin is still to come, the socket's mark is kept at no
+// more than what must still arrive, and at least half of it. Each read
+// of r reads the socket at most once, and waits only when the socket
+// held nothing, so setting the mark before every read keeps it safe.
+func (x *exchange) readFull(r io.Reader, b []byte) error {
+	if len(b) < 2*lowatMin {
+		_, err := io.ReadFull(r, b)
+		return err
+	}
+	w := newLowWater(x.conn)
+	defer w.set(1)
+	for got := 0; got < len(b); {
+		w.mark(len(b) - got - lowatSlack)
+		n, err := r.Read(b[got:])
+		got += n
+		if err != nil && got < len(b) {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// mark keeps the socket's mark at most ahead bytes (the least that is
+// still to arrive) and, while ahead is over lowatMin, at least half of it.
+// Lowering goes to three quarters of ahead, so that the next few reads
+// need no call.
+func (w *lowWater) mark(ahead int) {
+	switch {
+	case ahead < lowatMin:
+		w.set(1)
+	case w.cur > ahead || 2*w.cur < ahead:
+		w.set(ahead - ahead/4)
+	}
 }
 
 // dropPrefetch lets fasthttp's own copy of the body's first bytes go once

@@ -82,6 +82,12 @@ func (rc *rawClient) do(t testing.TB, req []byte) (int, []byte) {
 	if _, err := rc.c.Write(req); err != nil {
 		t.Fatal(err)
 	}
+	return rc.read(t)
+}
+
+// read reads one response, as do does.
+func (rc *rawClient) read(t testing.TB) (int, []byte) {
+	t.Helper()
 	status, length, chunked := 0, -1, false
 	for {
 		line, err := rc.br.ReadSlice('\n')
