@@ -11,7 +11,10 @@ import (
 // took 16 reads and 7-8 waits, each a system call, with the default mark
 // of one byte. Linux wakes a reader early anyway when the receive window
 // is about to close, and grows the receive buffer to hold the mark
-// (tcp_set_rcvlowat), so a mark never stalls a sender.
+// (tcp_set_rcvlowat), so a mark never stalls a sender. While the reader
+// waits, the body's bytes sit in the socket's buffer instead of the one
+// readFull fills; the kernel bounds that memory (tcp_mem) and, under
+// pressure, wakes the reader before the mark.
 type lowWater struct {
 	rc  syscall.RawConn
 	cur int // the socket's mark now; 1 is the kernel's default
