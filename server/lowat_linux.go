@@ -22,7 +22,7 @@ type lowWater struct {
 
 // newLowWater returns the mark of c's socket, or one whose methods do
 // nothing when c is not a plain TCP socket: TLS reads ahead of what it
-// returns by more than readLarge's margin allows for.
+// returns by more than readFull's margin allows for.
 func newLowWater(c net.Conn) lowWater {
 	t, ok := c.(*net.TCPConn)
 	if !ok {
@@ -35,13 +35,14 @@ func newLowWater(c net.Conn) lowWater {
 	return lowWater{rc: rc, cur: 1}
 }
 
-// set makes the mark n bytes (at least 1). A failure leaves the default
-// behaviour: the reader wakes per segment.
+// set makes the mark n bytes (at least 1). On a failure the mark stays
+// where it was: only a socket that is closing refuses the option, and
+// its reads end anyway.
 func (w *lowWater) set(n int) {
+	n = max(n, 1)
 	if w.rc == nil || n == w.cur {
 		return
 	}
-	n = max(n, 1)
 	var err error
 	cerr := w.rc.Control(func(fd uintptr) {
 		err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, n)
