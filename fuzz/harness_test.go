@@ -92,7 +92,7 @@ func startHarness() (*harness, error) {
 		"providers:\n" + providers.String() +
 		"aliases:\n  fz-alias-ok: gem/fz-gem-ok\n  fz-alias2-ok: anth/fz-anth-ok\n" +
 		"limits: {max_body_bytes: 1MiB}\n" +
-		"timeouts: {connect: 1s, first_byte: 2s, idle: 1s, keepalive: 0s}\n" +
+		"timeouts: {connect: 5s, first_byte: 2s, idle: 1s, keepalive: 0s}\n" + // connect: a loaded machine can starve a loopback dial past 1s
 		"log: {access: true}\n"
 	cfg, err := config.Parse([]byte(yml), testkit.Env())
 	if err != nil {
