@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -101,4 +102,23 @@ func TestDescribe(t *testing.T) {
 	f("postgres://u:hunter2@db:5432/ledger", "postgres://u:xxxxx@db:5432/ledger")
 	f("postgresql://u@db/ledger?sslmode=require&password=hunter2", "postgresql://u@db/ledger?password=xxxxx&sslmode=require")
 	f("postgres://u:hun%zzter2@db/x", "postgres://(a URL that does not parse)")
+}
+
+// TestCloseRightAfterAdd: a record added just before Close is written,
+// even when the writer had not yet run when Close came (it then found
+// both the first record and the stop signal, and used to take the stop
+// for a ledger that never had a record).
+func TestCloseRightAfterAdd(t *testing.T) {
+	for i := range 30 {
+		d := open(t, filepath.Join(t.TempDir(), fmt.Sprintf("usage%d.db", i)))
+		l := Start(d, Options{Interval: time.Hour, Retention: -1})
+		r := Record{Key: "k"}
+		l.Add(&r)
+		if err := l.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if s := l.Stats(); s.Written != 1 || s.Dropped != 0 {
+			t.Fatalf("round %d: %+v, want the record written", i, s)
+		}
+	}
 }

@@ -29,7 +29,11 @@ func (l *Ledger) run() {
 	select {
 	case <-l.ready:
 	case <-l.stop:
-		return // nothing was ever added
+		select {
+		case <-l.ready: // added to just before Close: finish writes it
+		default:
+			return // nothing was ever added
+		}
 	}
 	batch := make([]Record, 0, l.o.BatchSize)
 	timer := time.NewTimer(time.Hour)
@@ -79,7 +83,12 @@ func (l *Ledger) waitFirst() bool {
 // and reports false when the ledger is closing.
 func (l *Ledger) gather(timer *time.Timer) bool {
 	if l.pending.Load() >= int64(l.o.BatchSize) {
-		return true
+		select {
+		case <-l.stop:
+			return false // finish writes what is queued
+		default:
+			return true
+		}
 	}
 	timer.Reset(l.o.Interval)
 	defer timer.Stop()
