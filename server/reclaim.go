@@ -15,9 +15,9 @@ const reclaimIdle = 2 * time.Second
 // returns near idle). The Go runtime gives freed pages back only slowly, and sync.Pools
 // (fasthttp's body buffers among them) keep a burst's buffers until two
 // collections pass, so after reclaimIdle with no request in flight and
-// some traffic since the last reclaim, it runs two collections and
-// releases the freed memory. It runs until stop is closed and costs one
-// atomic load a second while busy.
+// some traffic since the last reclaim, it trims the usage ledger's queue,
+// runs two collections and releases the freed memory. It runs until stop
+// is closed and costs one atomic load a second while busy.
 func (s *Server) reclaim(stop <-chan struct{}) {
 	tick := time.NewTicker(reclaimIdle / 2)
 	defer tick.Stop()
@@ -37,6 +37,12 @@ func (s *Server) reclaim(stop <-chan struct{}) {
 			}
 			if n := s.served.Load(); n != served && now.Sub(idleSince) >= reclaimIdle {
 				served = n
+				// The ledger's writer has dropped its batch by now when
+				// usage.batch_interval (1 s by default) is under
+				// reclaimIdle; a queue still holding records stays.
+				if s.ledger != nil {
+					s.ledger.Trim()
+				}
 				runtime.GC() // moves pooled buffers to the victim caches
 				debug.FreeOSMemory()
 			}

@@ -10,6 +10,10 @@
 // record and counts it. A database that goes away is retried while the
 // queue absorbs what it can; every record ends up written or counted as
 // dropped.
+//
+// Memory: the queue is made by the first Add and given back by Trim once
+// everything queued is taken; the writer holds a batch only while it has
+// records. A resting ledger keeps no record buffers.
 package ledger
 
 import (
@@ -64,10 +68,12 @@ type Ledger struct {
 	db *DB
 	o  Options
 
-	// q is the queue, made by the first Add (an idle ledger holds no
-	// QueueSize records of memory); ready is closed then.
+	// q is the queue, made by the first Add after Start or Trim (an idle
+	// ledger holds no QueueSize records of memory); ready is closed by
+	// the first. qmu serializes making the queue and retiring it.
 	q     atomic.Pointer[chan Record]
 	qmu   sync.Mutex
+	made  bool // ready is closed (under qmu)
 	ready chan struct{}
 
 	stop    chan struct{}
@@ -81,8 +87,9 @@ type Ledger struct {
 	// The writer sleeps while nothing is queued (idle set) and is woken
 	// by the Add that finds it so; while it gathers a batch it waits for
 	// the interval or for full, which Add signals once the queue holds a
-	// batch. pending counts records queued and not yet taken; with idle
-	// it makes the hand-over race-free (see waitFirst).
+	// batch. pending counts records queued and not yet taken, and Adds
+	// on their way into the queue; with idle it makes the hand-over
+	// race-free (see waitFirst), and it tells Trim when the queue may go.
 	idle    atomic.Bool
 	pending atomic.Int64
 	wake    chan struct{} // cap 1
@@ -119,21 +126,27 @@ func (l *Ledger) DB() *DB { return l.db }
 
 // Add queues a copy of r for the writer and returns at once. When the
 // queue is full, or the ledger is closed, r is dropped and counted. It
-// allocates nothing; r may be reused when it returns.
+// allocates nothing (but for the queue, after Start or Trim); r may be
+// reused when it returns.
+//
+// It counts r in pending before it looks for the queue: Trim retires the
+// queue only when it reads pending as zero after taking the queue away,
+// so an Add that may hold the old queue is always seen (see Trim).
 func (l *Ledger) Add(r *Record) {
 	l.added.Add(1)
 	if l.closed.Load() {
 		l.drop(1)
 		return
 	}
+	n := l.pending.Add(1)
 	q := l.queue()
 	select {
 	case q <- *r:
 	default:
+		l.pending.Add(-1)
 		l.drop(1)
 		return
 	}
-	n := l.pending.Add(1)
 	if l.idle.Load() && l.idle.CompareAndSwap(true, false) {
 		signal(l.wake)
 	} else if n >= int64(l.o.BatchSize) {
@@ -165,8 +178,29 @@ func (l *Ledger) makeQueue() chan Record {
 	}
 	q := make(chan Record, l.o.QueueSize)
 	l.q.Store(&q)
-	close(l.ready)
+	if !l.made {
+		l.made = true
+		close(l.ready)
+	}
 	return q
+}
+
+// Trim gives the queue's memory back when nothing is queued or on its
+// way in; the next Add makes a new queue. The server calls it when it
+// has rested long enough to return memory to the OS: a queue is
+// QueueSize records whether it holds one or none.
+//
+// Trim takes the queue away and then reads pending; Add raises pending
+// and then looks for the queue. Whichever comes second sees the other:
+// an Add that may have found the old queue has raised pending, so Trim
+// puts the queue back; an Add that comes after finds none and makes a
+// new one (waiting on qmu until Trim is done).
+func (l *Ledger) Trim() {
+	l.qmu.Lock()
+	defer l.qmu.Unlock()
+	if q := l.q.Swap(nil); q != nil && l.pending.Load() != 0 {
+		l.q.Store(q)
+	}
 }
 
 // queued is how many records wait in the queue.

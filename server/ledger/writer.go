@@ -23,7 +23,9 @@ const (
 // what arrives meanwhile), and prunes old records after a write once
 // pruning is due. An idle ledger does nothing: no timer runs while the
 // queue is empty, and a lazily opened database is not touched before the
-// first record.
+// first record. It drops its batch when nothing more is queued, so that
+// a resting ledger holds no records (a batch is made again to the size
+// of what is queued).
 func (l *Ledger) run() {
 	defer close(l.done)
 	select {
@@ -35,7 +37,7 @@ func (l *Ledger) run() {
 			return // nothing was ever added
 		}
 	}
-	batch := make([]Record, 0, l.o.BatchSize)
+	var batch []Record
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var nextPrune time.Time // zero: prune after the first write
@@ -44,13 +46,16 @@ func (l *Ledger) run() {
 			l.finish(batch[:0])
 			return
 		}
-		batch = batch[:l.fill(batch[:0])]
+		batch = l.fill(batch[:0])
 		l.pending.Add(-int64(len(batch)))
 		if !l.flush(batch) {
 			l.finish(batch)
 			return
 		}
 		l.prune(&nextPrune)
+		if l.pending.Load() == 0 {
+			batch = nil
+		}
 	}
 }
 
@@ -155,7 +160,7 @@ func (l *Ledger) write(ctx context.Context, batch []Record) error {
 func (l *Ledger) finish(batch []Record) {
 	ctx := l.final
 	for {
-		batch = batch[:l.fill(batch)]
+		batch = l.fill(batch)
 		if len(batch) == 0 {
 			return
 		}
@@ -167,19 +172,27 @@ func (l *Ledger) finish(batch []Record) {
 	}
 }
 
-// fill tops batch up from the queue without waiting, and returns its
-// length.
-func (l *Ledger) fill(batch []Record) int {
-	q := l.queue()
-	for len(batch) < cap(batch) {
+// fill tops batch up to BatchSize records from the queue without
+// waiting, and returns it. A nil batch is made to the size of what is
+// queued.
+func (l *Ledger) fill(batch []Record) []Record {
+	p := l.q.Load()
+	if p == nil {
+		return batch // trimmed: nothing was queued
+	}
+	q := *p
+	if batch == nil {
+		batch = make([]Record, 0, min(max(len(q), 1), l.o.BatchSize))
+	}
+	for len(batch) < l.o.BatchSize {
 		select {
 		case r := <-q:
 			batch = append(batch, r)
 		default:
-			return len(batch)
+			return batch
 		}
 	}
-	return len(batch)
+	return batch
 }
 
 // writeBefore writes batch, retrying with backoff until ctx ends.
