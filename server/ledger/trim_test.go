@@ -2,11 +2,11 @@ package ledger
 
 import (
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // TestTrimRace: Adds from many goroutines while Trim takes the queue
@@ -85,7 +85,7 @@ func TestTrimFreesRecords(t *testing.T) {
 	held := heapAfterGC()
 	l.Trim()
 	trimmed := heapAfterGC()
-	queue := int64(size * unsafe.Sizeof(Record{}))
+	queue := int64(size * reflect.TypeFor[Record]().Size())
 	if got := held - trimmed; got < queue*9/10 {
 		t.Fatalf("Trim freed %d bytes, want the queue's %d", got, queue)
 	}
