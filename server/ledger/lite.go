@@ -48,11 +48,13 @@ const maxRecordBytes = 6*(MaxID+3*MaxName+7*maxText) + numColumns*24
 const arenaSize = pageBytes + maxRecordBytes + 2
 
 // liteCacheSize is the writing connection's page cache, in KiB (negated,
-// as SQLite takes it). The writer only appends: the right edges of the
-// table and its two indexes and the page being written fit in 64 KiB,
-// and a larger cache only grows the resident set, since SQLite's
-// allocator (modernc.org/memory) keeps what it once held mapped for
-// reuse. 256 KiB here left 0.3 MB more resident after a write.
+// as SQLite takes it). The writer only appends: what it reads again is
+// the right edges of the table and its two indexes, which fit in 64 KiB;
+// a usage page's overflow pages are written once (past the cache, SQLite
+// spills them to the WAL before the commit). A larger cache only grows
+// the resident set, since SQLite's allocator (modernc.org/memory) keeps
+// what it once held mapped for reuse: 256 KiB here left 0.3 MB more
+// resident after a write.
 const liteCacheSize = "-64"
 
 // openLite opens path (an existing file whose schema is in place) for
