@@ -115,16 +115,17 @@ func TestTrimKeepsQueued(t *testing.T) {
 	}
 }
 
+// waitWritten waits until n records are written and the writer sleeps
+// again (it drops its batch before it does).
 func waitWritten(t *testing.T, l *Ledger, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for l.Stats().Written < n {
+	for l.Stats().Written < n || !l.idle.Load() {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 10 s: %+v, want %d written", l.Stats(), n)
+			t.Fatalf("after 10 s: %+v, want %d written and the writer idle", l.Stats(), n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(20 * time.Millisecond) // the writer drops its batch after the write
 }
 
 // heapAfterGC is the live heap after a full collection.
