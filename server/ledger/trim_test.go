@@ -43,8 +43,9 @@ func TestTrimRace(t *testing.T) {
 			for i := range each {
 				r := Record{Key: "k", Input: int64(a*each + i)}
 				l.Add(&r)
-				if i%20 == 0 {
-					time.Sleep(3 * time.Millisecond) // let the writer catch up, so that Trim finds the queue empty
+				if i%20 == 0 && !drained(l) { // so that Trim finds the queue empty now and then
+					t.Errorf("the queue did not drain in 2 s: %+v", l.Stats())
+					return
 				}
 			}
 		})
@@ -113,6 +114,19 @@ func TestTrimKeepsQueued(t *testing.T) {
 	if s := l.Stats(); s.Written != 1 {
 		t.Fatalf("stats %+v, want the record written", s)
 	}
+}
+
+// drained waits until nothing is queued or on its way in, and reports
+// whether that happened within 2 s (a lost record never leaves pending).
+func drained(l *Ledger) bool {
+	deadline := time.Now().Add(2 * time.Second)
+	for l.pending.Load() != 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
 }
 
 // waitWritten waits until n records are written and the writer sleeps
