@@ -384,8 +384,12 @@ func TestWSFrameLimitAndClientDrop(t *testing.T) {
 func TestWSTooManyConnections426(t *testing.T) {
 	t.Parallel()
 	u := &sseUpstream{reply: func(int, []byte) upReply { return upReply{body: textAnswer("resp_1", "ok")} }}
-	base, _ := wsServer(t, u, "limits: {ws_connections: 1}\n")
+	base, s := wsServer(t, u, "limits: {ws_connections: 1}\n")
 	wsDial(t, base, "/v1/responses")
+	// The first connection counts once its socket is taken over, just
+	// after its 101: an upgrade answered before that is closed at once
+	// instead of refused (ws.TestAddHoldsTheLimit).
+	waitConns(t, s, 1)
 	_, resp, err := wsTryDial(base, "/v1/responses", false)
 	if err == nil || resp == nil || resp.StatusCode != 426 {
 		t.Fatalf("second connection: %v, %v; want 426", err, resp)
