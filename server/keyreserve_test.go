@@ -158,7 +158,7 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 			deadline := time.Now().Add(10 * time.Second)
 			for got := rs.Do(t, "GET", key); got != want; got = rs.Do(t, "GET", key) {
 				if time.Now().After(deadline) {
-					t.Fatalf("%s: redis holds %q for the key after %d requests of %d, want %s", c.policy, got, passed, reserveUse, want)
+					t.Fatalf("%s: redis holds %q for the key after %d requests of %d, want %s; logs:\n%s\n%s", c.policy, got, passed, reserveUse, want, logsA.String(), logsB.String())
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
