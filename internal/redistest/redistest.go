@@ -16,6 +16,8 @@ import (
 // Server is a redis-server started by Start.
 type Server struct {
 	Addr string
+	bin  string
+	dir  string
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -37,30 +39,45 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
+	s := &Server{Addr: ln.Addr().String(), bin: bin, dir: t.TempDir()}
 	ln.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--protected-mode", "no")
+	s.start(t)
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// start runs redis-server on s.Addr and waits until it answers.
+func (s *Server) start(t testing.TB) {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	cmd := exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", s.dir, "--protected-mode", "no")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Addr: addr, cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.Stop)
+	s.cmd, s.done = cmd, make(chan struct{})
+	done := s.done
+	go func() { cmd.Wait(); close(done) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for !s.ping() {
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s did not answer PING", addr)
+			t.Fatalf("redis-server on %s did not answer PING", s.Addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return s
+}
+
+// Restart starts a stopped server again on the same address, empty.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	s.start(t)
 }
 
 // URL is the server's redis:// URL.
 func (s *Server) URL() string { return "redis://" + s.Addr }
 
-// Stop kills the server and waits for it to exit.
+// Stop kills the server and waits for it to exit; a stopped server
+// stays stopped.
 func (s *Server) Stop() {
 	s.cmd.Process.Kill()
 	<-s.done

@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,6 +24,16 @@ import (
 // pauseOnError before Redis is tried again (limits become per-replica), a
 // warning is logged every warnEvery at most, and nothing is refused
 // because Redis is away.
+//
+// Every count reaches Redis once. Settlements are differences (used minus
+// reserved), so Redis's totals are right only if each reservation and
+// each settlement arrives exactly once, whatever the link did between
+// them: a count made in local state because Redis was away is queued for
+// Redis too, and the queue is kept, in order, through an outage rather
+// than dropped. A count whose fate is unknown (sent, then timed out) is
+// taken as arrived, since sending it again could count it twice; one
+// that never left (the link paused, the connection refused) is sent when
+// Redis is back. Only a full queue drops counts.
 //
 // The client is github.com/redis/rueidis: it pipelines concurrent
 // commands over one connection by itself (no pool to size to the
@@ -43,6 +55,7 @@ const (
 	pauseOnError = 2 * time.Second        // local state only, after a failure
 	warnEvery    = 30 * time.Second       // outage warnings, at most
 	queueLen     = 4096                   // background operations waiting
+	flushTimeout = time.Second            // Close's sending of what is queued
 	budgetTTL    = 40 * 24 * time.Hour    // a budget period's total outlives the month
 )
 
@@ -61,11 +74,11 @@ func Open(o Options) (*Store, error) {
 	if _, err := rueidis.ParseURL(o.URL); err != nil {
 		return nil, fmt.Errorf("cannot use redis.url: %w", err)
 	}
-	r := &remote{o: o, replica: strconv.FormatInt(time.Now().UnixNano(), 36), queue: make(chan op, queueLen), stop: make(chan struct{})}
+	r := &remote{o: o, replica: strconv.FormatInt(time.Now().UnixNano(), 36), queue: make(chan op, queueLen), stop: make(chan struct{}), sent: make(chan struct{})}
 	r.downUntil.Store(never)
 	s := New()
 	s.remote = r
-	r.wg.Add(2)
+	r.wg.Add(1)
 	go r.connect()
 	go r.send()
 	return s, nil
@@ -94,20 +107,25 @@ type remote struct {
 	downUntil atomic.Int64 // unix nanos; local state only before it
 	lastWarn  atomic.Int64
 	dropped   atomic.Int64 // background operations dropped (queue full)
+	lastDrop  atomic.Int64 // unix nanos of the last warning of a drop
 	closing   atomic.Bool
 
 	queue chan op
 	stop  chan struct{}
+	sent  chan struct{} // closed when send has returned
 	wg    sync.WaitGroup
 }
 
 func (r *remote) up() bool { return r.conn() != nil }
 
+// close sends what is queued (for at most flushTimeout), then closes the
+// link.
 func (r *remote) close() {
 	if !r.closing.CompareAndSwap(false, true) {
 		return
 	}
 	close(r.stop)
+	<-r.sent
 	r.mu.Lock()
 	if r.client != nil {
 		r.client.Close()
@@ -349,33 +367,106 @@ const (
 )
 
 // later queues o for the background sender; when the queue is full it is
-// dropped (the local state already has it).
+// dropped (the local state already has it), counted as an error and
+// warned of.
 func (r *remote) later(o op) {
 	select {
 	case r.queue <- o:
 	default:
-		r.dropped.Add(1)
+		n := r.dropped.Add(1)
+		if r.o.OnError != nil {
+			r.o.OnError()
+		}
+		now := time.Now().UnixNano()
+		if last := r.lastDrop.Load(); now-last >= int64(warnEvery) && r.lastDrop.CompareAndSwap(last, now) {
+			r.o.Log.Printf("warning: the redis write queue is full; %d writes dropped so far, so shared budgets and usage totals count less than was used", n)
+		}
 	}
 }
 
-// send runs queued operations; while Redis is down they are dropped (each
-// replica's local state has its own share).
+// send runs queued operations in order. While the link is paused it
+// holds the next one until Redis is tried again; once the store closes it
+// sends what is left while Redis answers, for at most flushTimeout.
 func (r *remote) send() {
-	defer r.wg.Done()
+	defer close(r.sent)
 	for {
 		select {
 		case <-r.stop:
+			r.flush()
 			return
 		case o := <-r.queue:
-			c := r.conn()
-			if c == nil {
-				continue
-			}
-			if err := r.run(c, &o); err != nil {
-				r.failed(err)
+			if !r.deliver(&o) {
+				r.flush()
+				return
 			}
 		}
 	}
+}
+
+// deliver runs o until it has reached Redis, or its fate is unknown (see
+// sent). It reports false when the store closed first, with o unsent.
+func (r *remote) deliver(o *op) bool {
+	for {
+		if c := r.conn(); c != nil {
+			err := r.run(c, o)
+			if err == nil {
+				return true
+			}
+			r.failed(err)
+			if sent(err) {
+				return true
+			}
+		}
+		wait := time.NewTimer(r.pauseLeft())
+		select {
+		case <-r.stop:
+			wait.Stop()
+			return false
+		case <-wait.C:
+		}
+	}
+}
+
+// pauseLeft is how long until Redis is tried again: the rest of the pause
+// after a failure, or pauseOnError while the first connection is made.
+func (r *remote) pauseLeft() time.Duration {
+	d := r.downUntil.Load()
+	if d == never {
+		return pauseOnError
+	}
+	return max(time.Duration(d-time.Now().UnixNano()), time.Millisecond)
+}
+
+// flush sends what is queued while Redis answers, for at most
+// flushTimeout.
+func (r *remote) flush() {
+	deadline := time.Now().Add(flushTimeout)
+	for time.Now().Before(deadline) {
+		c := r.conn()
+		if c == nil {
+			return
+		}
+		select {
+		case o := <-r.queue:
+			if err := r.run(c, &o); err != nil {
+				r.failed(err)
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// sent reports whether a failed operation may have reached Redis: every
+// error but errDown and a refused or failed dial, which happen before
+// anything is written.
+func sent(err error) bool {
+	if err == errDown || errors.Is(err, rueidis.ErrClosing) {
+		return false
+	}
+	var oe *net.OpError
+	return !errors.As(err, &oe) || oe.Op != "dial"
 }
 
 func (r *remote) run(c rueidis.Client, o *op) error {

@@ -1,6 +1,10 @@
 package store
 
 import (
+	"log"
+	"net"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -171,4 +175,131 @@ func TestRedisReserveUnderConcurrency(t *testing.T) {
 	}
 	crowd("window", [2]reserver{window(wa), window(wb)})
 	testkit.WaitFor(t, 5*time.Second, "the window has room again once settled", func() bool { ok, _ := wa.Reserve(now, 12, 20); return ok })
+}
+
+// TestRedisPauseKeepsCounts: a Redis operation that times out pauses the
+// link for pauseOnError. What is counted meanwhile reaches Redis once the
+// pause ends: the settlement of a reservation Redis holds, and a
+// reservation made in local state alone with its settlement. So Redis
+// ends up holding what was used, 4+3, neither the first reservation
+// (settlements dropped) nor 4+3-10 (a settlement of a reservation Redis
+// never saw).
+func TestRedisPauseKeepsCounts(t *testing.T) {
+	rs := redistest.Start(t)
+	a := open(t, rs.URL())
+	now := time.Now()
+	bu, win := a.Budget("budget:pause", Daily), a.Window("tpm:pause", time.Minute)
+	type limit struct {
+		what    string
+		key     string
+		reserve func() bool
+		settle  func(used int64)
+	}
+	limits := []limit{
+		{"budget", "t:budget:budget:pause:" + strconv.FormatInt(Daily.index(now), 10),
+			func() bool { ok, _ := bu.Reserve(now, 10, 100); return ok },
+			func(used int64) { bu.Settle(now, now, 10, used) }},
+		{"window", "t:win:tpm:pause:" + strconv.FormatInt(now.UnixNano()/int64(time.Minute), 10),
+			func() bool { ok, _ := win.Reserve(now, 10, 100); return ok },
+			func(used int64) { win.Settle(now, now, 10, used) }},
+	}
+	for _, l := range limits {
+		if !l.reserve() || rs.Do(t, "GET", l.key) != "10" {
+			t.Fatalf("%s: the reservation did not reach redis", l.what)
+		}
+	}
+	rs.Do(t, "CLIENT", "PAUSE", "700", "ALL")
+	bu.Used(now) // its GET times out: the link pauses
+	if a.Up() {
+		t.Fatal("a timed-out operation did not pause the link")
+	}
+	for _, l := range limits {
+		l.settle(4)
+		if !l.reserve() {
+			t.Fatalf("%s: a reservation in local state was refused", l.what)
+		}
+		l.settle(3)
+	}
+	for _, l := range limits {
+		testkit.WaitFor(t, 10*time.Second, l.what+" holds 7 in redis", func() bool { return rs.Do(t, "GET", l.key) == "7" })
+	}
+}
+
+// TestRedisOutageCountsArriveAfterRestart: counts made while redis-server
+// is gone (it refuses connections, so they never reached it) are sent
+// when it is back, in order: a budget's reservation and settlement, a
+// plain add, and usage totals.
+func TestRedisOutageCountsArriveAfterRestart(t *testing.T) {
+	rs := redistest.Start(t)
+	a := open(t, rs.URL())
+	now := time.Now()
+	bu := a.Budget("budget:gone", Daily)
+	key := "t:budget:budget:gone:" + strconv.FormatInt(Daily.index(now), 10)
+	rs.Stop()
+	if ok, _ := bu.Reserve(now, 10, 100); !ok {
+		t.Fatal("a reservation was refused because redis is gone")
+	}
+	bu.Settle(now, now, 10, 6)
+	bu.Add(now, 5)
+	a.Usage("gone").Add([5]int64{7, 2})
+	if a.Up() {
+		t.Fatal("the store thinks redis is up")
+	}
+	rs.Restart(t)
+	testkit.WaitFor(t, 15*time.Second, "the outage's budget use reaches redis", func() bool { return rs.Do(t, "GET", key) == "11" })
+	testkit.WaitFor(t, 5*time.Second, "the outage's usage reaches redis", func() bool { return rs.Do(t, "HGET", "t:usage:gone", "input") == "7" })
+}
+
+// TestRedisCloseSendsQueued: Close sends what is still queued before it
+// closes the link, so a replica that shuts down leaves no reservation
+// unsettled in Redis.
+func TestRedisCloseSendsQueued(t *testing.T) {
+	rs := redistest.Start(t)
+	s, err := Open(Options{URL: rs.URL(), Prefix: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 5*time.Second, "the store connects", s.Up)
+	now := time.Now()
+	bu := s.Budget("budget:close", Daily)
+	for range 500 {
+		bu.Add(now, 1)
+	}
+	s.Close()
+	if got := rs.Do(t, "GET", "t:budget:budget:close:"+strconv.FormatInt(Daily.index(now), 10)); got != "500" {
+		t.Fatalf("redis holds %q after Close, want 500", got)
+	}
+}
+
+// TestRedisFullQueueWarns: with Redis unreachable, writes wait in the
+// queue; past queueLen each one dropped counts as an error, and one
+// warning says so.
+func TestRedisFullQueueWarns(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a port that refuses connections
+	var logs testkit.Buffer
+	var errs atomic.Int64
+	s, err := Open(Options{URL: "redis://" + addr, Prefix: "t", Log: log.New(&logs, "", 0), OnError: func() { errs.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bu := s.Budget("budget:full", Daily)
+	now := time.Now()
+	for range queueLen + 10 {
+		bu.Add(now, 1)
+	}
+	if s.remote.dropped.Load() < 9 || errs.Load() < 9 {
+		t.Fatalf("dropped %d, errors %d: the writes past a full queue are not counted", s.remote.dropped.Load(), errs.Load())
+	}
+	if n := strings.Count(logs.String(), "redis write queue is full"); n != 1 {
+		t.Fatalf("%d warnings of a full queue, want 1:\n%s", n, logs.String())
+	}
+	if bu.Used(now) != queueLen+10 {
+		t.Fatalf("local state holds %d, want %d", bu.Used(now), queueLen+10)
+	}
 }

@@ -122,12 +122,24 @@ func (w *Window) Reserve(now time.Time, n, limit int64) (ok bool, retry time.Dur
 
 // take counts n when the window's count plus need stays within limit.
 func (w *Window) take(now time.Time, need, n, limit int64) (bool, time.Duration) {
-	if r := w.st.remote; r != nil && r.up() {
-		if ok, retry, err := r.take(w, now, need, n, limit); err == nil {
-			w.add(now, n, ok) // mirror, for a later outage
-			return ok, retry
-		}
+	r := w.st.remote
+	if r == nil {
+		return w.takeHere(now, need, n, limit)
 	}
+	ok, retry, err := r.take(w, now, need, n, limit)
+	if err == nil {
+		w.add(now, n, ok) // mirror, for a later outage
+		return ok, retry
+	}
+	ok, retry = w.takeHere(now, need, n, limit)
+	if ok && n != 0 && !sent(err) {
+		r.addWindow(w, now, n) // Redis gets it when it is back
+	}
+	return ok, retry
+}
+
+// takeHere is take in local state alone.
+func (w *Window) takeHere(now time.Time, need, n, limit int64) (bool, time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.roll(now)
@@ -314,20 +326,31 @@ func (b *Budget) Check(now time.Time, limit int64) (ok, inFlight bool) {
 // is as for Check. n may exceed what is left: a reservation is settled to
 // the real use later (Settle).
 func (b *Budget) Reserve(now time.Time, n, limit int64) (ok, inFlight bool) {
-	if r := b.st.remote; r != nil && r.up() {
-		index := b.period.index(now)
-		if ok, v, err := r.reserveBudget(b, index, n, limit); err == nil {
-			b.mu.Lock()
-			b.roll(now)
-			if ok { // mirror, for a later outage
-				b.used += n
-				b.held += n
-			}
-			held := b.held
-			b.mu.Unlock()
-			return ok, v-held < limit
-		}
+	r := b.st.remote
+	if r == nil {
+		return b.reserveHere(now, n, limit)
 	}
+	ok, v, err := r.reserveBudget(b, b.period.index(now), n, limit)
+	if err == nil {
+		b.mu.Lock()
+		b.roll(now)
+		if ok { // mirror, for a later outage
+			b.used += n
+			b.held += n
+		}
+		held := b.held
+		b.mu.Unlock()
+		return ok, v-held < limit
+	}
+	ok, inFlight = b.reserveHere(now, n, limit)
+	if ok && !sent(err) {
+		r.addBudget(b, now, n) // Redis gets it when it is back
+	}
+	return ok, inFlight
+}
+
+// reserveHere is Reserve in local state alone.
+func (b *Budget) reserveHere(now time.Time, n, limit int64) (ok, inFlight bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.roll(now)
