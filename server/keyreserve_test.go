@@ -166,6 +166,54 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 	}
 }
 
+// TestKeyBudgetSurvivesRedisPause: two replicas share a budget through a
+// real redis-server that stops answering (CLIENT PAUSE) while a first
+// wave of requests is in flight, reserved in Redis; a second wave is
+// admitted while the replicas run on local state. When all is done Redis
+// holds exactly the tokens the requests used: the first wave's
+// settlements, made during the pause, were not dropped (Redis overcharged
+// the key before), and the second wave's local reservations reached Redis
+// with their settlements (it undercounted them before).
+func TestKeyBudgetSurvivesRedisPause(t *testing.T) {
+	t.Parallel()
+	rs := redistest.Start(t)
+	up := &slowUpstream{hold: 300 * time.Millisecond}
+	u := newUpstream(t, up)
+	yml := reserveConfig("budget: 100000", u.URL, "redis: {url: \""+rs.URL()+"\", prefix: pause}\n")
+	var logsA, logsB testkit.Buffer
+	a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
+	b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
+	for _, l := range []*testkit.Buffer{&logsA, &logsB} {
+		l.WaitFor(t, 5*time.Second, "redis: connected")
+	}
+	key := "pause:budget:budget:ci:" + strconv.FormatInt(sa.now().Unix()/86400, 10)
+	first := make(chan int, 1)
+	go func() { first <- burst(t, 10, a, b) }()
+	testkit.WaitFor(t, 5*time.Second, "the first wave reaches the upstream", func() bool { return up.calls.Load() == 10 })
+	if got := rs.Do(t, "GET", key); got == "$-1" || got == "0" {
+		t.Fatalf("the first wave's reservations are not in redis: %q", got)
+	}
+	rs.Do(t, "CLIENT", "PAUSE", "1000", "ALL")
+	second := burst(t, 10, a, b) // admitted while redis does not answer
+	passed := <-first + second
+	if passed != 20 {
+		t.Fatalf("%d of 20 requests passed a budget far from its limit", passed)
+	}
+	if !strings.Contains(logsA.String()+logsB.String(), "redis is unreachable") {
+		t.Fatalf("no replica saw redis pause; logs:\n%s\n%s", logsA.String(), logsB.String())
+	}
+	waitIdle(t, sa)
+	waitIdle(t, sb)
+	want := strconv.Itoa(passed * reserveUse)
+	deadline := time.Now().Add(10 * time.Second)
+	for got := rs.Do(t, "GET", key); got != want; got = rs.Do(t, "GET", key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis holds %q for the key after %d requests of %d, want %s", got, passed, reserveUse, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestCutStreamsAreCharged: Chat streams the upstream cuts short before
 // their usage chunk are charged what they consumed (the input counted at
 // admission and the text relayed), so a key with budget: 20 is refused
