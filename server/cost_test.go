@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"slipstream/internal/redistest"
 	"slipstream/internal/testkit"
 	"slipstream/server/accounts"
 	"slipstream/server/config"
@@ -206,29 +205,11 @@ func TestBudgetUSDHoldsUnderConcurrency(t *testing.T) {
 // the passed requests cost.
 func TestBudgetUSDHoldsUnderConcurrencyRedis(t *testing.T) {
 	t.Parallel()
-	rs := redistest.Start(t)
-	up := &slowUpstream{hold: 300 * time.Millisecond}
-	u := newUpstream(t, up)
-	yml := moneyConfig("budget_usd: 0.02", u.URL, "redis: {url: \""+rs.URL()+"\", prefix: res}\n")
-	var logsA, logsB testkit.Buffer
-	a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
-	b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
-	for _, l := range []*testkit.Buffer{&logsA, &logsB} {
-		l.WaitFor(t, 5*time.Second, "redis: connected")
-	}
-	passed := burst(t, 100, a, b)
-	checkHeld(t, "budget_usd over redis", passed, up.calls.Load())
-	waitIdle(t, sa)
-	waitIdle(t, sb)
-	key := fmt.Sprintf("res:budget:usd:ci:%d", sa.now().Unix()/86400)
-	want := fmt.Sprint(int64(passed) * moneyUse)
-	deadline := time.Now().Add(10 * time.Second)
-	for got := rs.Do(t, "GET", key); got != want; got = rs.Do(t, "GET", key) {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis holds %q for the money budget after %d requests, want %s", got, passed, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r := startReplicas(t, "res", func(up, extra string) string { return moneyConfig("budget_usd: 0.02", up, extra) })
+	passed := burst(t, 100, r.a, r.b)
+	checkHeld(t, "budget_usd over redis", passed, r.up.calls.Load())
+	key := fmt.Sprintf("res:budget:usd:ci:%d", r.sa.now().Unix()/86400)
+	r.settled(t, key, fmt.Sprint(int64(passed)*moneyUse))
 }
 
 // TestAppendUSD: cost_usd is exact to the picodollar, without trailing

@@ -91,6 +91,47 @@ func checkHeld(t *testing.T, what string, passed int, calls int64) {
 	}
 }
 
+// replicas are two servers of one configuration sharing a redis-server,
+// in front of one slowUpstream.
+type replicas struct {
+	a, b   string // base URLs
+	sa, sb *Server
+	logs   [2]testkit.Buffer
+	rs     *redistest.Server
+	up     *slowUpstream
+}
+
+// startReplicas starts a redis-server and a slowUpstream holding each
+// request 300 ms, serves config(the upstream's URL, a redis section with
+// prefix) twice, and waits until both servers are connected to Redis.
+func startReplicas(t *testing.T, prefix string, config func(up, extra string) string) *replicas {
+	t.Helper()
+	r := &replicas{rs: redistest.Start(t), up: &slowUpstream{hold: 300 * time.Millisecond}}
+	u := newUpstream(t, r.up)
+	yml := config(u.URL, "redis: {url: \""+r.rs.URL()+"\", prefix: "+prefix+"}\n")
+	r.a, r.sa = serveConfigServer(t, parseConfig(t, yml, ""), &r.logs[0])
+	r.b, r.sb = serveConfigServer(t, parseConfig(t, yml, ""), &r.logs[1])
+	for i := range r.logs {
+		r.logs[i].WaitFor(t, 5*time.Second, "redis: connected")
+	}
+	return r
+}
+
+// settled waits until both replicas are idle and Redis holds want under
+// key (their background writes arrive after the responses).
+func (r *replicas) settled(t *testing.T, key, want string) {
+	t.Helper()
+	waitIdle(t, r.sa)
+	waitIdle(t, r.sb)
+	deadline := time.Now().Add(10 * time.Second)
+	for got := r.rs.Do(t, "GET", key); got != want; got = r.rs.Do(t, "GET", key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis holds %q under %s, want %s; logs:\n%s\n%s", got, key, want, r.logs[0].String(), r.logs[1].String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestKeyLimitsHoldUnderConcurrency: 100 concurrent requests, each held
 // 300 ms by the upstream, against a key with budget: 20 (then tpm: 20)
 // pass no more than the limit plus one request's use; when all are done
@@ -135,33 +176,15 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 		{"tpm: 20", "tpm"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rs := redistest.Start(t)
-			up := &slowUpstream{hold: 300 * time.Millisecond}
-			u := newUpstream(t, up)
-			yml := reserveConfig(c.policy, u.URL, "redis: {url: \""+rs.URL()+"\", prefix: res}\n")
-			var logsA, logsB testkit.Buffer
-			a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
-			b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
-			for _, l := range []*testkit.Buffer{&logsA, &logsB} {
-				l.WaitFor(t, 5*time.Second, "redis: connected")
-			}
-			passed := burst(t, 100, a, b)
-			checkHeld(t, c.policy+" over redis", passed, up.calls.Load())
-			waitIdle(t, sa)
-			waitIdle(t, sb)
-			now := sa.now()
+			r := startReplicas(t, "res", func(up, extra string) string { return reserveConfig(c.policy, up, extra) })
+			passed := burst(t, 100, r.a, r.b)
+			checkHeld(t, c.policy+" over redis", passed, r.up.calls.Load())
+			now := r.sa.now()
 			key := "res:budget:budget:ci:" + strconv.FormatInt(now.Unix()/86400, 10)
 			if c.name == "tpm" {
 				key = "res:win:tpm:ci:" + strconv.FormatInt(now.UnixNano()/int64(time.Minute), 10)
 			}
-			want := strconv.Itoa(passed * reserveUse)
-			deadline := time.Now().Add(10 * time.Second)
-			for got := rs.Do(t, "GET", key); got != want; got = rs.Do(t, "GET", key) {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s: redis holds %q for the key after %d requests of %d, want %s; logs:\n%s\n%s", c.policy, got, passed, reserveUse, want, logsA.String(), logsB.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			r.settled(t, key, strconv.Itoa(passed*reserveUse))
 		})
 	}
 }
@@ -176,42 +199,24 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 // with their settlements (it undercounted them before).
 func TestKeyBudgetSurvivesRedisPause(t *testing.T) {
 	t.Parallel()
-	rs := redistest.Start(t)
-	up := &slowUpstream{hold: 300 * time.Millisecond}
-	u := newUpstream(t, up)
-	yml := reserveConfig("budget: 100000", u.URL, "redis: {url: \""+rs.URL()+"\", prefix: pause}\n")
-	var logsA, logsB testkit.Buffer
-	a, sa := serveConfigServer(t, parseConfig(t, yml, ""), &logsA)
-	b, sb := serveConfigServer(t, parseConfig(t, yml, ""), &logsB)
-	for _, l := range []*testkit.Buffer{&logsA, &logsB} {
-		l.WaitFor(t, 5*time.Second, "redis: connected")
-	}
-	key := "pause:budget:budget:ci:" + strconv.FormatInt(sa.now().Unix()/86400, 10)
+	r := startReplicas(t, "pause", func(up, extra string) string { return reserveConfig("budget: 100000", up, extra) })
+	key := "pause:budget:budget:ci:" + strconv.FormatInt(r.sa.now().Unix()/86400, 10)
 	first := make(chan int, 1)
-	go func() { first <- burst(t, 10, a, b) }()
-	testkit.WaitFor(t, 5*time.Second, "the first wave reaches the upstream", func() bool { return up.calls.Load() == 10 })
-	if got := rs.Do(t, "GET", key); got == "$-1" || got == "0" {
+	go func() { first <- burst(t, 10, r.a, r.b) }()
+	testkit.WaitFor(t, 5*time.Second, "the first wave reaches the upstream", func() bool { return r.up.calls.Load() == 10 })
+	if got := r.rs.Do(t, "GET", key); got == "$-1" || got == "0" {
 		t.Fatalf("the first wave's reservations are not in redis: %q", got)
 	}
-	rs.Do(t, "CLIENT", "PAUSE", "1000", "ALL")
-	second := burst(t, 10, a, b) // admitted while redis does not answer
+	r.rs.Do(t, "CLIENT", "PAUSE", "1000", "ALL")
+	second := burst(t, 10, r.a, r.b) // admitted while redis does not answer
 	passed := <-first + second
 	if passed != 20 {
 		t.Fatalf("%d of 20 requests passed a budget far from its limit", passed)
 	}
-	if !strings.Contains(logsA.String()+logsB.String(), "redis is unreachable") {
-		t.Fatalf("no replica saw redis pause; logs:\n%s\n%s", logsA.String(), logsB.String())
+	if !strings.Contains(r.logs[0].String()+r.logs[1].String(), "redis is unreachable") {
+		t.Fatalf("no replica saw redis pause; logs:\n%s\n%s", r.logs[0].String(), r.logs[1].String())
 	}
-	waitIdle(t, sa)
-	waitIdle(t, sb)
-	want := strconv.Itoa(passed * reserveUse)
-	deadline := time.Now().Add(10 * time.Second)
-	for got := rs.Do(t, "GET", key); got != want; got = rs.Do(t, "GET", key) {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis holds %q for the key after %d requests of %d, want %s", got, passed, reserveUse, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	r.settled(t, key, strconv.Itoa(passed*reserveUse))
 }
 
 // TestCutStreamsAreCharged: Chat streams the upstream cuts short before
