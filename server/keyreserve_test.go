@@ -196,7 +196,9 @@ func TestKeyLimitsHoldUnderConcurrencyRedis(t *testing.T) {
 // holds exactly the tokens the requests used: the first wave's
 // settlements, made during the pause, were not dropped (Redis overcharged
 // the key before), and the second wave's local reservations reached Redis
-// with their settlements (it undercounted them before).
+// with their settlements (it undercounted them before). The metrics count
+// the pause's errors, and show the replica back on Redis with nothing left
+// to send.
 func TestKeyBudgetSurvivesRedisPause(t *testing.T) {
 	t.Parallel()
 	r := startReplicas(t, "pause", func(up, extra string) string { return reserveConfig("budget: 100000", up, extra) })
@@ -207,8 +209,14 @@ func TestKeyBudgetSurvivesRedisPause(t *testing.T) {
 	if got := r.rs.Do(t, "GET", key); got == "$-1" || got == "0" {
 		t.Fatalf("the first wave's reservations are not in redis: %q", got)
 	}
+	if m := scrape(t, r.a+"/metrics", "sk-client"); m["slipstream_redis_up"] != 1 {
+		t.Fatalf("slipstream_redis_up %v before the pause", m["slipstream_redis_up"])
+	}
 	r.rs.Do(t, "CLIENT", "PAUSE", "1000", "ALL")
 	second := burst(t, 10, r.a, r.b) // admitted while redis does not answer
+	if m := scrape(t, r.a+"/metrics", "sk-client"); m["slipstream_redis_errors_total"] == 0 {
+		t.Fatal("slipstream_redis_errors_total did not count the pause")
+	}
 	passed := <-first + second
 	if passed != 20 {
 		t.Fatalf("%d of 20 requests passed a budget far from its limit", passed)
@@ -217,6 +225,9 @@ func TestKeyBudgetSurvivesRedisPause(t *testing.T) {
 		t.Fatalf("no replica saw redis pause; logs:\n%s\n%s", r.logs[0].String(), r.logs[1].String())
 	}
 	r.settled(t, key, strconv.Itoa(passed*reserveUse))
+	if m := scrape(t, r.a+"/metrics", "sk-client"); m["slipstream_redis_up"] != 1 || m["slipstream_redis_pending_writes"] != 0 {
+		t.Fatalf("once settled: slipstream_redis_up %v, slipstream_redis_pending_writes %v", m["slipstream_redis_up"], m["slipstream_redis_pending_writes"])
+	}
 }
 
 // TestCutStreamsAreCharged: Chat streams the upstream cuts short before

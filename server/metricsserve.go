@@ -67,6 +67,10 @@ func (sh *shared) registerGauges() {
 	m := sh.metrics
 	m.Gauge("slipstream_requests_in_flight", func() float64 { return float64(sh.inflight.Load()) })
 	m.Gauge("slipstream_request_bytes_in_flight", func() float64 { return float64(sh.bytesInFlight.Load()) })
+	if st := sh.store; st.Shared() {
+		m.Gauge("slipstream_redis_up", func() float64 { return b2f(st.Up()) })
+		m.Gauge("slipstream_redis_pending_writes", func() float64 { return float64(st.Pending()) })
+	}
 	m.Writer(func(w io.Writer) {
 		vm.WriteCounterUint64(w, "slipstream_panics_recovered_total", uint64(sh.panics.Load()))
 		cur := sh.current.Load()
@@ -99,4 +103,12 @@ func newStore(cfg *config.Config, lg *log.Logger, m *metrics.Metrics) (*store.St
 		return store.New(), nil
 	}
 	return store.Open(store.Options{URL: cfg.Redis.URL, Prefix: cfg.Redis.Prefix, Log: lg, OnError: m.RedisError})
+}
+
+// b2f is 1 for true, 0 for false: a gauge of a state.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

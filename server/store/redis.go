@@ -91,6 +91,16 @@ func (s *Store) Shared() bool { return s.remote != nil }
 // Up reports whether Redis answers now (false without Redis).
 func (s *Store) Up() bool { return s.remote != nil && s.remote.up() }
 
+// Pending returns how many background writes wait for Redis (0 without
+// Redis): during an outage, the backlog that will be sent when Redis is
+// back, up to the queue's 4,096.
+func (s *Store) Pending() int {
+	if s.remote == nil {
+		return 0
+	}
+	return len(s.remote.queue)
+}
+
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }

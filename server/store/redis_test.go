@@ -220,8 +220,14 @@ func TestRedisPauseKeepsCounts(t *testing.T) {
 		}
 		l.settle(3)
 	}
+	if n := a.Pending(); n < 5 {
+		t.Fatalf("%d writes wait for redis during the pause, want at least 5 of 6 (the sender holds one)", n)
+	}
 	for _, l := range limits {
 		testkit.WaitFor(t, 10*time.Second, l.what+" holds 7 in redis", func() bool { return rs.Do(t, "GET", l.key) == "7" })
+	}
+	if n := a.Pending(); n != 0 {
+		t.Fatalf("%d writes still wait once redis holds them all", n)
 	}
 }
 
