@@ -90,7 +90,7 @@ func runLive(ctx context.Context, env *Env) error {
 // beside it.
 func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind, target string) Row {
 	row := Row{Workload: "live", Case: fmt.Sprintf("%s %dKB x %d paced", k.name, len(k.req.Body)>>10, liveStreams), Target: target, Concurrency: liveStreams}
-	var per, idle, peak, rest []float64
+	var per, anon, idle, peak, rest []float64
 	for i := 0; i < max(e.Opts.Runs, 1) && ctx.Err() == nil; i++ {
 		r, err := e.liveOnce(ctx, stub, k, target)
 		row.Requests += r.Requests
@@ -102,19 +102,19 @@ func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind, target string
 		if r.Note != "" {
 			row.Note = r.Note
 		}
-		per = append(per, r.perStreamKB)
+		per, anon = append(per, r.perStreamKB), append(anon, r.perStreamAnonKB)
 		idle, peak, rest = append(idle, r.IdleRSSMB), append(peak, r.PeakRSSMB), append(rest, r.RestRSSMB)
 	}
 	row.Runs = len(per)
 	row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB = median(idle), median(peak), median(rest)
-	row.PerStreamKB = median(per)
+	row.PerStreamKB, row.PerStreamAnonKB = median(per), median(anon)
 	restOver := row.RestRSSMB - row.IdleRSSMB
-	note := fmt.Sprintf("rest-idle %.1f MB (gate %d)", restOver, liveRestGateMB)
+	note := fmt.Sprintf("rest-idle %.1f MB (gate %d); anonymous %.1f KB per stream", restOver, liveRestGateMB, row.PerStreamAnonKB)
 	gated := target == "slipstream"
 	if gated {
 		row.BudgetKB = float64(livePerStreamBudget+len(k.req.Body)) / 1024
 	} else {
-		note = fmt.Sprintf("reference, not gated; rest-idle %.1f MB", restOver)
+		note = fmt.Sprintf("reference, not gated; rest-idle %.1f MB; anonymous %.1f KB per stream", restOver, row.PerStreamAnonKB)
 	}
 	if row.Note != "" {
 		note = row.Note + "; " + note
@@ -125,15 +125,15 @@ func (e *Env) liveRow(ctx context.Context, stub *Stub, k liveKind, target string
 	if gated {
 		budget = fmt.Sprintf("budget %.1f", row.BudgetKB)
 	}
-	e.logf("live       %-44s %-10s per stream %.1f KB (%s) idle %.1f peak %.1f rest %.1f MB err %d",
-		k.name, target, row.PerStreamKB, budget, row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB, row.Errors)
+	e.logf("live       %-44s %-10s per stream %.1f KB (%s), anonymous %.1f KB; idle %.1f peak %.1f rest %.1f MB err %d",
+		k.name, target, row.PerStreamKB, budget, row.PerStreamAnonKB, row.IdleRSSMB, row.PeakRSSMB, row.RestRSSMB, row.Errors)
 	return row
 }
 
 // liveResult is one run of a kind.
 type liveResult struct {
 	Row
-	perStreamKB float64
+	perStreamKB, perStreamAnonKB float64
 }
 
 // liveOnce starts target on stub, opens liveStreams streams at once and
@@ -168,6 +168,7 @@ func (e *Env) liveOnce(ctx context.Context, stub *Stub, k liveKind, target strin
 	r := liveResult{Row: Row{Requests: liveStreams, Errors: errs, Note: first,
 		IdleRSSMB: mb(idle.RSS), PeakRSSMB: mb(peak), RestRSSMB: mb(restMem.RSS)}}
 	r.perStreamKB = float64(peak-idle.RSS) / liveStreams / 1024
+	r.perStreamAnonKB = float64(s.PeakAnon()-idle.Anon) / liveStreams / 1024
 	return r, nil
 }
 

@@ -36,12 +36,18 @@ type Row struct {
 	XDirect         float64 `json:"cpu_x_direct,omitempty"`   // CPUPerReqUs / direct's
 	XRevproxy       float64 `json:"cpu_x_revproxy,omitempty"` // CPUPerReqUs / revproxy's
 	IdleRSSMB       float64 `json:"idle_rss_mb,omitempty"`
-	PeakRSSMB       float64 `json:"peak_rss_mb,omitempty"` // max of sampled VmRSS and VmHWM during the case
-	RestRSSMB       float64 `json:"rest_rss_mb,omitempty"`
-	BudgetMB        float64 `json:"budget_mb,omitempty"`
+	// IdleAnonMB is the part of IdleRSSMB no file backs (RssAnon).
+	IdleAnonMB float64 `json:"idle_anon_mb,omitempty"`
+	PeakRSSMB  float64 `json:"peak_rss_mb,omitempty"` // max of sampled VmRSS and VmHWM during the case
+	RestRSSMB  float64 `json:"rest_rss_mb,omitempty"`
+	BudgetMB   float64 `json:"budget_mb,omitempty"`
 	// PerStreamKB is the memory one live stream holds: peak RSS above
 	// idle over the streams alive together (the live workload).
 	PerStreamKB float64 `json:"per_stream_kb,omitempty"`
+	// PerStreamAnonKB is the same reading of RssAnon alone: it leaves out
+	// the binary's pages the load touched for the first time, which no
+	// stream holds.
+	PerStreamAnonKB float64 `json:"per_stream_anon_kb,omitempty"`
 	// SyscallsPerReq is the proxy's system calls per request, from an
 	// extra run under perf stat; SyscallMix the main ones per request.
 	SyscallsPerReq float64 `json:"syscalls_per_req,omitempty"`

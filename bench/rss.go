@@ -17,9 +17,14 @@ const clockTick = 10 * time.Millisecond
 type Mem struct {
 	RSS int64 // VmRSS: resident now
 	HWM int64 // VmHWM: peak resident since the process started
+	// Anon is RssAnon, the part of RSS no file backs: heap, stacks, the
+	// runtime's own. The rest is mostly the binary's pages, which the
+	// kernel keeps mapped once touched and can drop again from the page
+	// cache at will.
+	Anon int64
 }
 
-// ReadMem reads VmRSS and VmHWM of process pid (0 = this process).
+// ReadMem reads VmRSS, VmHWM and RssAnon of process pid (0 = this process).
 func ReadMem(pid int) (Mem, error) {
 	b, err := os.ReadFile(procPath(pid, "status"))
 	if err != nil {
@@ -28,6 +33,7 @@ func ReadMem(pid int) (Mem, error) {
 	var m Mem
 	m.RSS = statusKB(b, "VmRSS:") << 10
 	m.HWM = statusKB(b, "VmHWM:") << 10
+	m.Anon = statusKB(b, "RssAnon:") << 10
 	if m.RSS == 0 {
 		return m, fmt.Errorf("cannot find VmRSS in %s", procPath(pid, "status"))
 	}
@@ -106,6 +112,7 @@ type Sampler struct {
 	stop     chan struct{}
 	done     sync.WaitGroup
 	peak     int64
+	peakAnon int64
 	last     Mem
 	err      error
 }
@@ -148,6 +155,7 @@ func (s *Sampler) sample() {
 	}
 	s.last = m
 	s.peak = max(s.peak, m.RSS)
+	s.peakAnon = max(s.peakAnon, m.Anon)
 }
 
 // Stop ends polling and returns the peak VmRSS seen, the last reading
@@ -159,3 +167,7 @@ func (s *Sampler) Stop() (peak int64, last Mem, err error) {
 	s.sample()
 	return s.peak, s.last, s.err
 }
+
+// PeakAnon returns the peak RssAnon seen; call it after Stop. The kernel
+// keeps no high-water mark of it, so a peak between two samples is missed.
+func (s *Sampler) PeakAnon() int64 { return s.peakAnon }

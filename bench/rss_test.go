@@ -21,7 +21,7 @@ func TestParseStatCPU(t *testing.T) {
 
 func TestReadMemAndCPUOfSelf(t *testing.T) {
 	m, err := ReadMem(0)
-	if err != nil || m.RSS <= 0 || m.HWM < m.RSS {
+	if err != nil || m.RSS <= 0 || m.HWM < m.RSS || m.Anon <= 0 || m.Anon > m.RSS {
 		t.Fatalf("ReadMem(self) = %+v, %v", m, err)
 	}
 	if _, err := ReadCPU(0); err != nil {
@@ -34,7 +34,7 @@ func TestReadMemAndCPUOfSelf(t *testing.T) {
 	s.Start()
 	time.Sleep(5 * time.Millisecond)
 	peak, last, err := s.Stop()
-	if err != nil || peak <= 0 || last.HWM <= 0 {
+	if err != nil || peak <= 0 || last.HWM <= 0 || s.PeakAnon() <= 0 || s.PeakAnon() > peak {
 		t.Fatalf("sampler: peak %d last %+v err %v", peak, last, err)
 	}
 }

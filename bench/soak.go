@@ -78,7 +78,7 @@ func runStartup(ctx context.Context, env *Env) error {
 			runs = append(runs, r)
 		}
 		row = medianStartup(row, runs)
-		env.logf("startup    %-10s first 200 after %.1f ms, idle %.1f MB", t, row.ReadyMs, row.IdleRSSMB)
+		env.logf("startup    %-10s first 200 after %.1f ms, idle %.1f MB (anonymous %.1f)", t, row.ReadyMs, row.IdleRSSMB, row.IdleAnonMB)
 		env.Report.Add(row)
 	}
 	return nil
@@ -91,10 +91,11 @@ func medianStartup(row Row, runs []Row) Row {
 	}
 	ready := make([]float64, len(runs))
 	idle := make([]float64, len(runs))
+	anon := make([]float64, len(runs))
 	for i := range runs {
-		ready[i], idle[i] = runs[i].ReadyMs, runs[i].IdleRSSMB
+		ready[i], idle[i], anon[i] = runs[i].ReadyMs, runs[i].IdleRSSMB, runs[i].IdleAnonMB
 	}
-	row.ReadyMs, row.IdleRSSMB = median(ready), median(idle)
+	row.ReadyMs, row.IdleRSSMB, row.IdleAnonMB = median(ready), median(idle), median(anon)
 	row.Requests = len(runs)
 	return row
 }
@@ -134,7 +135,7 @@ func (env *Env) startupOnce(ctx context.Context, target string, req *Req) (Row, 
 	if err != nil {
 		return Row{}, err
 	}
-	return Row{ReadyMs: ms(first), IdleRSSMB: mb(m.RSS)}, nil
+	return Row{ReadyMs: ms(first), IdleRSSMB: mb(m.RSS), IdleAnonMB: mb(m.Anon)}, nil
 }
 
 // firstOK posts req every 200 us until a 200 whose body is complete, for

@@ -41,7 +41,7 @@ func misses(row *Row) []string {
 	}
 	if row.Workload == "startup" {
 		if row.IdleRSSMB > targetIdleMB {
-			out = append(out, fmt.Sprintf("idle RSS %.1f MB (target <= %d MB)", row.IdleRSSMB, targetIdleMB))
+			out = append(out, fmt.Sprintf("idle RSS %.1f MB, %.1f MB of it anonymous (target <= %d MB)", row.IdleRSSMB, row.IdleAnonMB, targetIdleMB))
 		}
 		if row.ReadyMs > targetReadyMs {
 			out = append(out, fmt.Sprintf("first proxied 200 after %.1f ms (target <= %d ms)", row.ReadyMs, targetReadyMs))
