@@ -44,6 +44,14 @@ func (s *Server) newAdmin() *admin.Handler {
 	return admin.New(admin.Config{Tokens: tokens, Backend: &bridge{s: s, digest: configDigest(s.cfg)}, Hub: s.hub, Log: s.log})
 }
 
+// revokeFeeds ends the open live feeds of the management API whose admin
+// token next no longer accepts; the others stay open.
+func (s *Server) revokeFeeds(next *Server) {
+	if n := s.hub.Revoke(next.admin.Admits); n > 0 {
+		s.log.Printf("config reload: closing %d management API feed(s) whose admin token is no longer configured", n)
+	}
+}
+
 // configDigest is the hex SHA-256 of cfg as `check -print` shows it
 // (secrets redacted), so two servers' digests match when their files do.
 func configDigest(cfg *config.Config) string {

@@ -32,6 +32,7 @@ func (s *Server) Reload(cfg *config.Config) error {
 	s.current.Store(next)
 	forgetMoved(old.cfg, cfg, s.cool)
 	s.revokeWebSockets(next)
+	s.revokeFeeds(next)
 	if s.ready.Load() {
 		go next.runLists()
 	}

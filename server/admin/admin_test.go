@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"crypto/sha256"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ func TestHubDropsSlowSubscriber(t *testing.T) {
 	if h.Active() {
 		t.Fatal("active without subscribers")
 	}
-	slow, fast := h.subscribe(), h.subscribe()
+	slow, fast := h.subscribe([32]byte{}, false), h.subscribe([32]byte{}, false)
 	if !h.Active() || h.Subscribers() != 2 {
 		t.Fatal("not active with subscribers")
 	}
@@ -38,7 +39,7 @@ func TestHubDropsSlowSubscriber(t *testing.T) {
 	if _, open := <-fast.ch; open {
 		t.Fatal("Close left a subscriber's stream open")
 	}
-	if h.Active() || h.subscribe() != nil {
+	if h.Active() || h.subscribe([32]byte{}, false) != nil {
 		t.Fatal("a closed hub takes subscribers")
 	}
 	h.unsubscribe(slow) // dropped already: a no-op
@@ -71,6 +72,54 @@ func TestSameOrigin(t *testing.T) {
 	f(false, "Host", "127.0.0.1:8317", "Origin", "null")
 	f(false, "Host", "127.0.0.1:8317", "Sec-Fetch-Site", "cross-site")
 	f(false, "Host", "127.0.0.1:8317", "Sec-Fetch-Site", "same-site")
+}
+
+// TestHubRevoke: a reload that no longer admits a feed's credential ends
+// that feed; the others keep theirs.
+func TestHubRevoke(t *testing.T) {
+	h := NewHub()
+	ops := h.subscribe(sha256.Sum256([]byte("adm-ops-0123456789")), true)
+	ci := h.subscribe(sha256.Sum256([]byte("adm-ci-0123456789")), true)
+	anon := h.subscribe([32]byte{}, false)
+	next := New(Config{Tokens: []Token{{Name: "ci", Secret: "adm-ci-0123456789"}}, Backend: loopbackOnly{loop: true}, Hub: h})
+	if n := h.Revoke(next.Admits); n != 2 {
+		t.Fatalf("revoked %d feeds, want 2 (the removed token's and the tokenless one)", n)
+	}
+	for _, s := range []*subscriber{ops, anon} {
+		if _, open := <-s.ch; open {
+			t.Fatal("a revoked feed stays open")
+		}
+	}
+	h.Publish(EventReload, Reload{OK: true})
+	if _, open := <-ci.ch; !open || h.Subscribers() != 1 {
+		t.Fatal("a feed whose token stays was ended")
+	}
+	tokenless := New(Config{Backend: loopbackOnly{loop: true}, Hub: h})
+	if n := h.Revoke(tokenless.Admits); n != 1 {
+		t.Fatalf("a reload that removes every token revoked %d feeds, want 1", n)
+	}
+}
+
+// loopbackOnly is a Backend whose Loopback answers as it says; nothing
+// else of it is called.
+type loopbackOnly struct {
+	Backend
+	loop bool
+}
+
+func (b loopbackOnly) Loopback() bool { return b.loop }
+
+func TestLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"": true, "127.0.0.1": true, "127.0.0.1:8317": true, "127.9.8.7:1": true, "[::1]:8317": true, "[::1]": true,
+		"localhost": true, "LocalHost:8317": true, "app.localhost:8317": true,
+		"rebind.attacker.example:8317": false, "10.0.0.1:8317": false, "0.0.0.0:8317": false, "[::]:8317": false,
+		"localhost.attacker.example": false, "127.0.0.1.nip.io:8317": false, "[::1": false, "127.0.0.1:x": false,
+	} {
+		if got := loopbackHost([]byte(host)); got != want {
+			t.Errorf("loopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
 }
 
 func TestTokenSet(t *testing.T) {
@@ -108,6 +157,13 @@ func TestUsageQuery(t *testing.T) {
 	f("by=secret", UsageQuery{}, true)
 	f("from=yesterday", UsageQuery{}, true)
 	f("from=2026-12-02&to=2026-12-01", UsageQuery{}, true)
+	// The ledger reads a zero time as an open end, and JSON cannot carry a
+	// year outside 0-9999: such bounds are refused, not answered wrongly.
+	f("from=0000-01-01&to=0001-01-01", UsageQuery{}, true)
+	f("from=1969-12-31&to=2026-01-01", UsageQuery{}, true)
+	f("from=1970-01-01T00:00:00%2B01:00&to=2026-01-01", UsageQuery{}, true)
+	f("from=2026-01-01&to=9999-12-31T23:59:59-23:59", UsageQuery{}, true)
+	f("from=1970-01-01&to=9999-12-31", UsageQuery{By: "day", From: time.Unix(0, 0).UTC(), To: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}, false)
 }
 
 func TestOwns(t *testing.T) {

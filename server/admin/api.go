@@ -13,6 +13,7 @@ package admin
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,6 +110,16 @@ func (h *Handler) Serve(ctx *fasthttp.RequestCtx) {
 // loopback listeners only.
 func (h *Handler) open() bool { return h.anyToken || h.b.Loopback() }
 
+// Admits reports whether this handler would authorise a live feed opened
+// with the admin token whose SHA-256 is who (token), or with none: the
+// hub asks it of every open feed when a reload installs the handler.
+func (h *Handler) Admits(who [32]byte, token bool) bool {
+	if token {
+		return h.tokens.has(who)
+	}
+	return !h.anyToken && h.open()
+}
+
 const msgNoTokens = "the management API and the console are off: no admin tokens are configured and the server listens on a non-loopback address; add admin.tokens ({name, token}) to the configuration"
 
 // authorize checks the request's admin token and returns the name it acts
@@ -127,7 +138,13 @@ func (h *Handler) authorize(ctx *fasthttp.RequestCtx) (string, bool) {
 		return "", false
 	}
 	if !h.anyToken {
-		return "loopback", true // no tokens configured, served on loopback only
+		// No tokens configured, served on loopback only, and only to
+		// requests that name it by a loopback address.
+		if !loopbackHost(ctx.Request.Header.Host()) {
+			h.fail(ctx, fasthttp.StatusForbidden, "without admin tokens the management API answers only requests addressed to 127.0.0.1, [::1] or localhost; add admin.tokens ({name, token}) to reach it by another name")
+			return "", false
+		}
+		return "loopback", true
 	}
 	ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="slipstream admin"`)
 	h.fail(ctx, fasthttp.StatusUnauthorized, "missing or invalid admin token: send Authorization: Bearer TOKEN with a token of admin.tokens")
@@ -316,7 +333,7 @@ func usageQuery(args *fasthttp.Args, now time.Time) (UsageQuery, error) {
 		}
 		t, err := parseTime(v)
 		if err != nil {
-			return q, fmt.Errorf("cannot read %s: want RFC 3339 or YYYY-MM-DD (got %q)", p.name, clip(v))
+			return q, fmt.Errorf("cannot read %s: want RFC 3339 or YYYY-MM-DD from 1970 to 9999 (got %q)", p.name, clip(v))
 		}
 		*p.t = t
 	}
@@ -326,11 +343,21 @@ func usageQuery(args *fasthttp.Args, now time.Time) (UsageQuery, error) {
 	return q, nil
 }
 
+// parseTime reads an RFC 3339 time or a date, in UTC, between 1970 and
+// 9999: the ledger reads a zero time as an open end, and JSON carries no
+// year outside 0-9999.
 func parseTime(v string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t.UTC(), nil
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		if t, err = time.Parse(time.DateOnly, v); err != nil {
+			return t, err
+		}
 	}
-	return time.Parse(time.DateOnly, v)
+	t = t.UTC()
+	if y := t.Year(); y < 1970 || y > 9999 {
+		return t, errors.New("year out of range")
+	}
+	return t, nil
 }
 
 // requests answers GET requests?limit=N (default 50, at most 1000).
@@ -369,7 +396,12 @@ func nonNil[T any](s []T) []T {
 // the client leaves (a failed write), when the subscriber lags too far
 // (dropped), or when the hub closes.
 func (h *Handler) events(ctx *fasthttp.RequestCtx) {
-	sub := h.hub.subscribe()
+	var who [32]byte
+	token := h.anyToken // then the request carried a valid token
+	if token {
+		who = sha256.Sum256(bearer(ctx))
+	}
+	sub := h.hub.subscribe(who, token)
 	if sub == nil {
 		h.fail(ctx, fasthttp.StatusServiceUnavailable, "the server is shutting down")
 		return

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"net"
+	"net/netip"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 )
@@ -29,6 +32,16 @@ func newTokenSet(ts []Token) tokenSet {
 		s.digests = append(s.digests, sha256.Sum256([]byte(t.Secret)))
 	}
 	return s
+}
+
+// has reports whether digest is one of the set's tokens'.
+func (s *tokenSet) has(digest [32]byte) bool {
+	for i := range s.digests {
+		if s.digests[i] == digest {
+			return true
+		}
+	}
+	return false
 }
 
 // find returns the name of the token presented, or "" for none.
@@ -81,4 +94,30 @@ func sameOrigin(ctx *fasthttp.RequestCtx) bool {
 	return len(origin) == len(scheme)+len(host) &&
 		bytes.EqualFold(origin[:len(scheme)], []byte(scheme)) &&
 		bytes.EqualFold(origin[len(scheme):], host)
+}
+
+// loopbackHost reports whether a Host header value names this machine's
+// loopback: empty (HTTP/1.0), localhost or a name under .localhost (which
+// browsers resolve to loopback themselves), or a loopback IP literal. A
+// page that rebinds its own DNS name to 127.0.0.1 sends its own name, so
+// without admin tokens this is what keeps such a page out whatever
+// allowed_hosts says.
+func loopbackHost(host []byte) bool {
+	if len(host) == 0 {
+		return true
+	}
+	name := string(host)
+	if h, port, err := net.SplitHostPort(name); err == nil {
+		if _, err := netip.ParseAddrPort("127.0.0.1:" + port); err != nil {
+			return false
+		}
+		name = h
+	} else if strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]") {
+		name = name[1 : len(name)-1]
+	}
+	if n := strings.ToLower(name); n == "localhost" || strings.HasSuffix(n, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(name)
+	return err == nil && a.IsLoopback()
 }

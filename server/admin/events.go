@@ -33,6 +33,10 @@ type Hub struct {
 
 type subscriber struct {
 	ch chan []byte // SSE frames, each "event: T\ndata: JSON\n\n"
+	// who is the SHA-256 of the admin token the feed was opened with,
+	// when token says it was opened with one (else: tokenless loopback).
+	who   [32]byte
+	token bool
 }
 
 // NewHub returns a hub without subscribers.
@@ -70,14 +74,15 @@ func (h *Hub) Publish(typ string, v any) {
 	}
 }
 
-// subscribe adds a subscriber; nil after Close.
-func (h *Hub) subscribe() *subscriber {
+// subscribe adds a subscriber opened with the admin token whose SHA-256
+// is who (token), or with none; nil after Close.
+func (h *Hub) subscribe(who [32]byte, token bool) *subscriber {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.shut {
 		return nil
 	}
-	s := &subscriber{ch: make(chan []byte, subscriberBuffer)}
+	s := &subscriber{ch: make(chan []byte, subscriberBuffer), who: who, token: token}
 	h.subs[s] = struct{}{}
 	h.n.Store(int32(len(h.subs)))
 	return s
@@ -97,6 +102,24 @@ func (h *Hub) dropLocked(s *subscriber) {
 	delete(h.subs, s)
 	close(s.ch)
 	h.n.Store(int32(len(h.subs)))
+}
+
+// Revoke ends the stream of every subscriber whose credential admits no
+// longer accepts (a reload removed or changed its admin token, or added
+// tokens where a feed was opened without one) and returns how many it
+// ended. A feed is authorised once, when it opens; this is how a reload
+// reaches the feeds already open.
+func (h *Hub) Revoke(admits func(who [32]byte, token bool) bool) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for s := range h.subs {
+		if !admits(s.who, s.token) {
+			h.dropLocked(s)
+			n++
+		}
+	}
+	return n
 }
 
 // Close ends every subscriber's stream and refuses new ones: the server
