@@ -20,6 +20,8 @@ import (
 type Dir struct {
 	Path string
 	mu   sync.Mutex // one writer at a time in this process
+	// write replaces writeAtomic when set (tests inject write errors).
+	write func(path string, b []byte) error
 }
 
 // NewDir returns the account directory at path ("~/" is the home
@@ -51,6 +53,10 @@ func ValidName(name string) bool {
 	}
 	return true
 }
+
+// lockName is the directory's lock file, taken around each write. It
+// starts with a dot, so it never names an account.
+const lockName = ".lock"
 
 var errBadName = errors.New("invalid account name (letters, digits and . _ @ + - only)")
 
@@ -134,7 +140,11 @@ func (d *Dir) readFields(name string) (fields, error) {
 
 // Patch merges set into the account's file: it reads the file again
 // (missing: created), replaces the members named in set (a nil value
-// deletes the member), and writes it atomically with mode 0600.
+// deletes the member), and writes it atomically with mode 0600. The read
+// and the write hold the directory's lock file (lockName), so a process
+// sharing the directory (a replica, `slipstream login`) cannot write
+// between them: a rest or a ban never writes back a refresh token that
+// another process rotated meanwhile.
 func (d *Dir) Patch(name string, set map[string]any) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -142,6 +152,14 @@ func (d *Dir) Patch(name string, set map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(d.Path, 0o700); err != nil {
+		return fmt.Errorf("cannot create the accounts directory: %w", err)
+	}
+	unlock, err := lockFile(filepath.Join(d.Path, lockName))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := d.readFields(name)
 	if err != nil {
 		if _, statErr := os.Stat(path); !errors.Is(statErr, os.ErrNotExist) {
@@ -163,6 +181,9 @@ func (d *Dir) Patch(name string, set map[string]any) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cannot write account %s: %w", name, err)
+	}
+	if d.write != nil {
+		return d.write(path, append(b, '\n'))
 	}
 	return writeAtomic(path, append(b, '\n'))
 }

@@ -62,6 +62,12 @@ type entry struct {
 	mu   sync.Mutex
 	// acct is the last loaded account (under mu).
 	acct *Account
+	// unsaved holds the tokens of a refresh whose write-back failed, and
+	// stale the spent refresh token the file still holds instead: a
+	// file read with stale in it is out of date, and unsaved stays live
+	// until it is written. Under mu.
+	unsaved *Account
+	stale   string
 	// retryAt: no background refresh before this (Unix ns) after a failure.
 	retryAt  atomic.Int64
 	revoked  atomic.Bool // logged once
@@ -128,17 +134,32 @@ func (m *Manager) Flow(typ string) *Flow { return m.o.Flows[typ] }
 func (m *Manager) Load(names []string) []error {
 	var errs []error
 	for _, n := range names {
-		a, err := m.dir.Load(n)
-		if err != nil {
+		if err := m.load(n); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		e := m.entry(n)
-		e.mu.Lock()
-		e.adopt(a)
-		e.mu.Unlock()
 	}
 	return errs
+}
+
+// load reads one account into its entry. The file is read under e.mu,
+// so a ban written meanwhile (Disable) is not undone by an older read.
+func (m *Manager) load(name string) error {
+	e := m.lookup(name)
+	if e == nil {
+		if _, err := m.dir.Load(name); err != nil {
+			return err // no entry for an account that cannot be read
+		}
+		e = m.entry(name)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, err := m.dir.Load(name)
+	if err != nil {
+		return err
+	}
+	e.keepUnsaved(a)
+	e.adopt(a)
+	return nil
 }
 
 func (m *Manager) entry(name string) *entry {
@@ -152,11 +173,79 @@ func (m *Manager) entry(name string) *entry {
 	return e
 }
 
+// entries returns the loaded entries (a snapshot: m.mu is not held
+// when the caller looks at them).
+func (m *Manager) entries() []*entry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	es := make([]*entry, 0, len(m.accs))
+	for _, e := range m.accs {
+		es = append(es, e)
+	}
+	return es
+}
+
 func (m *Manager) lookup(name string) *entry {
 	m.mu.Lock()
 	e := m.accs[name]
 	m.mu.Unlock()
 	return e
+}
+
+// keepUnsaved puts e's unsaved tokens into a, just read from the file,
+// when the file still holds the spent refresh token they replaced. When
+// the file holds other tokens (a new login), the file's win and the
+// unsaved ones are dropped. e.mu is held.
+func (e *entry) keepUnsaved(a *Account) {
+	u := e.unsaved
+	if u == nil {
+		return
+	}
+	if a.RefreshToken != e.stale {
+		e.unsaved, e.stale = nil, ""
+		return
+	}
+	a.AccessToken, a.RefreshToken, a.IDToken = u.AccessToken, u.RefreshToken, u.IDToken
+	a.Expiry, a.LastRefresh = u.Expiry, u.LastRefresh
+}
+
+// saveUnsaved writes e's unsaved tokens again (when the file still
+// holds the spent token they replaced). e.mu is held.
+func (m *Manager) saveUnsaved(e *entry) {
+	if e.unsaved == nil {
+		return
+	}
+	a, err := m.dir.Load(e.name)
+	if err != nil {
+		m.o.Log.Printf("accounts: %v", err)
+		return
+	}
+	e.keepUnsaved(a)
+	if e.unsaved == nil {
+		return // the file changed meanwhile: it is read on the next refresh
+	}
+	if err := m.dir.Patch(e.name, tokenFields(a)); err != nil {
+		m.o.Log.Printf("accounts: %s: refreshed tokens still not saved: %v", e.name, err)
+		return
+	}
+	e.unsaved, e.stale = nil, ""
+}
+
+// keepState carries into a, read from the file by a refresh, the ban or
+// needs-login the entry holds in memory: Disable sets its flag before it
+// waits for e.mu to write the file, so the file a refresh read may not
+// have it yet. Only Load and reconsider (the operator's way back) take
+// a cleared state from the file. e.mu is held.
+func (e *entry) keepState(a *Account) {
+	if e.disabled.Load() && !a.Disabled {
+		a.Disabled = true
+		if e.acct != nil {
+			a.DisabledReason = e.acct.DisabledReason
+		}
+	}
+	if e.revoked.Load() {
+		a.NeedsLogin = true
+	}
 }
 
 // adopt makes a the entry's account. e.mu is held.
@@ -303,6 +392,18 @@ func (m *Manager) refresh(ctx context.Context, e *entry, need func(*Token, int64
 	if err != nil {
 		return err
 	}
+	// onDisk is the refresh token the file holds: the one our unsaved
+	// tokens replaced (stale), or ours once they are written.
+	onDisk := a.RefreshToken
+	e.keepUnsaved(a)
+	e.keepState(a)
+	if e.unsaved != nil {
+		if err := m.dir.Patch(e.name, tokenFields(a)); err != nil {
+			m.o.Log.Printf("accounts: %s: refreshed tokens still not saved: %v", e.name, err)
+		} else {
+			e.unsaved, e.stale, onDisk = nil, "", a.RefreshToken
+		}
+	}
 	if e.acct != nil && a.RefreshToken != e.acct.RefreshToken || e.acct != nil && a.AccessToken != e.acct.AccessToken {
 		// The file changed under us (another replica refreshed, or a
 		// new login): take it, and refresh only if still needed.
@@ -343,8 +444,15 @@ func (m *Manager) refresh(ctx context.Context, e *entry, need func(*Token, int64
 	// Saved before the new tokens are handed out: a rotated refresh
 	// token that was never written would be lost with the process.
 	if err := m.dir.Patch(e.name, tokenFields(a)); err != nil {
+		// Kept in memory, and written on the next pass: the file's
+		// refresh token (onDisk) is spent and must not be read back.
 		m.o.Log.Printf("accounts: %s refreshed but not saved: %v", e.name, err)
+		u := *a
+		e.unsaved, e.stale = &u, onDisk
+	} else {
+		e.unsaved, e.stale = nil, ""
 	}
+	e.keepState(a) // a ban may have come during the call
 	e.adopt(a)
 	e.retryAt.Store(0)
 	m.outcome(e.name, "ok")
@@ -403,28 +511,33 @@ func (m *Manager) Run(stop <-chan struct{}) {
 }
 
 // RefreshDue refreshes every loaded account that is due, Workers at a
-// time, and returns when they are done.
+// time, and returns when they are done. An account whose refresh is in
+// flight (it may wait on a slow token endpoint or the shared lock) is
+// left to that refresh; m.mu is never held while an account is looked
+// at, so requests for other accounts never wait for it.
 func (m *Manager) RefreshDue(stop <-chan struct{}) {
 	now := m.o.Now().UnixNano()
-	m.mu.Lock()
 	var due []*entry
 	var held []*entry
-	for _, e := range m.accs {
+	for _, e := range m.entries() {
 		if e.revoked.Load() || e.disabled.Load() {
 			held = append(held, e)
 			continue
 		}
+		if !e.mu.TryLock() {
+			continue // being refreshed
+		}
+		m.saveUnsaved(e)
 		if e.retryAt.Load() > now {
+			e.mu.Unlock()
 			continue
 		}
-		e.mu.Lock()
 		d := e.acct != nil && m.due(e, e.tok.Load(), now)
 		e.mu.Unlock()
 		if d {
 			due = append(due, e)
 		}
 	}
-	m.mu.Unlock()
 	for _, e := range held {
 		m.reconsider(e)
 	}
@@ -502,6 +615,7 @@ func (m *Manager) Disable(name, reason string) {
 	reason = clip(reason)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.disabled.Store(true) // a file read before the ban may have been adopted meanwhile (Load)
 	if e.acct != nil {
 		e.acct.Disabled, e.acct.DisabledReason = true, reason
 	}
@@ -522,12 +636,15 @@ func clip(s string) string {
 // disabled) again: after a new `slipstream login` or the operator
 // clearing `disabled`, it is used again without a restart.
 func (m *Manager) reconsider(e *entry) {
-	e.mu.Lock() // Disable and a refused refresh write the file under it
+	if !e.mu.TryLock() { // Disable and a refused refresh write the file under it
+		return // busy (a refresh in flight): looked at on the next tick
+	}
 	defer e.mu.Unlock()
 	a, err := m.dir.Load(e.name)
 	if err != nil || a.NeedsLogin || a.Disabled {
 		return
 	}
+	e.keepUnsaved(a)
 	e.adopt(a)
 	e.retryAt.Store(0)
 	m.o.Log.Printf("accounts: %s is usable again (its file was updated)", e.name)

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"log"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"slipstream/internal/oauthstub"
 	"slipstream/internal/redistest"
 	"slipstream/internal/testkit"
+	"slipstream/server/provider"
 )
 
 // clock is an injectable clock for tests.
@@ -334,5 +336,224 @@ func TestNewLoginBringsAccountBack(t *testing.T) {
 	m.RefreshDue(nil)
 	if tok, err := m.Token(context.Background(), "a1"); err != nil || tok.Access != at {
 		t.Fatalf("after a new login: %v", err)
+	}
+}
+
+// addAccount saves a second account of the fixture's type, valid for 7 h.
+func (fx *fixture) addAccount(t *testing.T, name, typ string) {
+	t.Helper()
+	at, rt := fx.stub.Issue()
+	a := &Account{Name: name, Type: typ, AccessToken: at, RefreshToken: rt,
+		LastRefresh: fx.clk.Now().Add(-time.Hour), Expiry: fx.clk.Now().Add(7 * time.Hour)}
+	if err := fx.dir.Save(a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitUntil polls cond for up to 5 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+func TestSlowRefreshDoesNotStallOtherAccounts(t *testing.T) {
+	// a1's token endpoint is slow; a background pass refreshes it and
+	// the next tick comes while it runs. The healthy a2 is served
+	// without waiting for a1.
+	fx := newFixture(t, TypeClaude, -time.Minute)
+	fx.stub.RefreshDelay = 1500 * time.Millisecond
+	fx.addAccount(t, "a2", TypeClaude)
+	m := fx.manager(Options{})
+	if errs := m.Load([]string{"a2"}); len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); m.RefreshDue(nil) }()
+	waitUntil(t, "a1's refresh is under way", func() bool { return fx.stub.Refreshes.Load() == 1 })
+	go func() { defer wg.Done(); m.RefreshDue(nil) }() // the next tick
+	time.Sleep(50 * time.Millisecond)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := m.Token(context.Background(), "a2")
+		if err == nil && m.Gate().Hold(&provider.Credential{Name: "a2"}, fx.clk.Now().UnixNano()) != 0 {
+			err = errors.New("a2 is held out")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(500 * time.Millisecond):
+		t.Errorf("a2 waited over 500 ms for a1's slow refresh")
+	}
+	wg.Wait()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the passes took %v", d)
+	}
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("refreshes = %d, want 1 (a1 once)", n)
+	}
+}
+
+func TestUnsavedRefreshSurvivesTheStaleFile(t *testing.T) {
+	// The write-back after a refresh fails once: the file keeps the
+	// refresh token just spent. A provider rebuild (Load) and the next
+	// refresh must use the live tokens held in memory, not the file's
+	// spent one (the stub fails the test when a spent token comes back),
+	// and the file must end with the live tokens.
+	fx := newFixture(t, TypeCodex, -time.Minute)
+	m := fx.manager(Options{})
+	var fail atomic.Bool
+	fail.Store(true)
+	fx.dir.write = func(path string, b []byte) error {
+		if fail.Swap(false) {
+			return errors.New("no space left on device")
+		}
+		return writeAtomic(path, b)
+	}
+	if err := m.Refresh(context.Background(), "a1", true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fx.logs.String(), "refreshed but not saved") {
+		t.Fatalf("the write did not fail:\n%s", fx.logs.String())
+	}
+	if errs := m.Load([]string{"a1"}); len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if err := m.Refresh(context.Background(), "a1", true); err != nil {
+		t.Fatalf("the refresh after an unsaved one: %v", err)
+	}
+	tok, err := m.Token(context.Background(), "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := fx.dir.Load("a1")
+	if a.NeedsLogin || a.AccessToken != tok.Access || !fx.stub.ValidAccess(a.AccessToken) {
+		t.Fatalf("the file does not hold the live token (needs_login %v)", a.NeedsLogin)
+	}
+	// A restart reads the live refresh token from the file.
+	m2 := fx.manager(Options{})
+	if err := m2.Refresh(context.Background(), "a1", true); err != nil {
+		t.Fatalf("a restart cannot refresh: %v", err)
+	}
+	if n := fx.stub.Refreshes.Load(); n != 3 {
+		t.Fatalf("refreshes = %d, want 3", n)
+	}
+}
+
+func TestUnsavedRefreshSavedOnNextTick(t *testing.T) {
+	// Tokens whose write failed are written by the next background pass,
+	// without a refresh: a crash after it loses nothing.
+	fx := newFixture(t, TypeCodex, time.Minute)
+	m := fx.manager(Options{})
+	var fail atomic.Bool
+	fail.Store(true)
+	fx.dir.write = func(path string, b []byte) error {
+		if fail.Swap(false) {
+			return errors.New("no space left on device")
+		}
+		return writeAtomic(path, b)
+	}
+	if err := m.Refresh(context.Background(), "a1", true); err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := m.Token(context.Background(), "a1")
+	m.RefreshDue(nil)
+	if a, _ := fx.dir.Load("a1"); a.AccessToken != tok.Access {
+		t.Fatal("the unsaved tokens were not written by the next pass")
+	}
+	if n := fx.stub.Refreshes.Load(); n != 1 {
+		t.Fatalf("refreshes = %d, want 1", n)
+	}
+}
+
+func TestBanDuringRefreshStands(t *testing.T) {
+	// A ban arrives 100 ms into a 300 ms refresh: the refresh, which
+	// read the file before the ban, must not undo it in memory or in
+	// the file.
+	fx := newFixture(t, TypeClaude, time.Hour)
+	fx.stub.RefreshDelay = 300 * time.Millisecond
+	m := fx.manager(Options{})
+	done := make(chan error, 1)
+	go func() { done <- m.Refresh(context.Background(), "a1", true) }()
+	waitUntil(t, "the refresh is under way", func() bool { return fx.stub.Refreshes.Load() == 1 })
+	time.Sleep(100 * time.Millisecond)
+	if _, banned := m.Observe("a1", Signal{Ban: "This organization has been disabled.", Util: [2]float64{-1, -1}}); !banned {
+		t.Fatal("the ban was not taken")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m.Usable("a1") {
+		t.Error("a1 is usable after a ban that arrived during its refresh")
+	}
+	if _, err := m.Token(context.Background(), "a1"); err != ErrDisabled {
+		t.Errorf("Token: %v, want ErrDisabled", err)
+	}
+	if a, ok := m.Account("a1"); !ok || !a.Disabled {
+		t.Error("the in-memory account is not disabled")
+	}
+	a, _ := fx.dir.Load("a1")
+	if !a.Disabled || a.DisabledReason == "" {
+		t.Errorf("the file is not disabled: %v %q", a.Disabled, a.DisabledReason)
+	}
+	if !fx.stub.ValidAccess(a.AccessToken) || a.RefreshToken == "" {
+		t.Error("the refreshed tokens were not saved")
+	}
+	// The next background pass leaves it out.
+	m.RefreshDue(nil)
+	if m.Usable("a1") {
+		t.Error("a1 usable again after a background pass")
+	}
+}
+
+func TestRestDoesNotWriteBackATokenRotatedMeanwhile(t *testing.T) {
+	// Two replicas over one directory: replica A writes a quota rest
+	// while replica B's refresh rotates the tokens between A's read of
+	// the file and A's write. A must not put the spent refresh token
+	// back (the stub fails the test when a restart spends it again).
+	fx := newFixture(t, TypeCodex, time.Hour)
+	a := fx.manager(Options{})
+	dirB := NewDir(fx.dir.Path)
+	b := NewManager(dirB, Options{Flows: fx.flows, Now: fx.clk.Now})
+	if errs := b.Load([]string{"a1"}); len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	var once sync.Once
+	refreshed := make(chan error, 1)
+	fx.dir.write = func(path string, buf []byte) error {
+		once.Do(func() {
+			go func() { refreshed <- b.Refresh(context.Background(), "a1", true) }()
+			select { // B's write waits for A's when the file is locked
+			case err := <-refreshed:
+				refreshed <- err
+			case <-time.After(300 * time.Millisecond):
+			}
+		})
+		return writeAtomic(path, buf)
+	}
+	a.Cool("a1", fx.clk.Now().Add(time.Hour), "5h window")
+	if err := <-refreshed; err != nil {
+		t.Fatal(err)
+	}
+	f, _ := fx.dir.Load("a1")
+	if tok, _ := b.Token(context.Background(), "a1"); f.AccessToken != tok.Access {
+		t.Error("the rest wrote back the tokens B's refresh replaced")
+	}
+	if f.CoolingReason != "5h window" {
+		t.Error("the rest was lost")
+	}
+	fx.dir.write = nil
+	c := fx.manager(Options{}) // a restart
+	if err := c.Refresh(context.Background(), "a1", true); err != nil {
+		t.Fatalf("a restart cannot refresh: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package accounts
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -107,16 +106,54 @@ func (s *Signal) claude(status int, h Header, body []byte, now time.Time) {
 		}
 	}
 	s.Open = known && open && status < 400
-	msg := gjson.GetBytes(body, "error.message").String()
-	switch {
-	case status == 400 && strings.Contains(msg, "organization has been disabled"):
-		s.Ban = msg
-	case status == 403 && (bytes.Contains(body, []byte("oauth_org_not_allowed")) || strings.Contains(msg, "disabled")):
-		s.Ban = msg
-		if s.Ban == "" {
-			s.Ban = "subscription access is not allowed for this organization"
+	if status == 400 || status == 403 {
+		s.Ban = claudeBan(status, body)
+	}
+}
+
+// claudeBanned is Anthropic's 400 message for a banned organization.
+const claudeBanned = "This organization has been disabled"
+
+// claudeOrgBlocked are the 403 messages of an organization whose
+// subscription (OAuth) access is disabled.
+var claudeOrgBlocked = [...]string{claudeBanned, "OAuth authentication is currently not allowed for this organization"}
+
+// claudeBan returns the ban message of a Claude error answer, or "": a
+// 400 whose message is exactly claudeBanned; a 403 whose error type or
+// code is oauth_org_not_allowed, or whose message is exactly one of
+// claudeOrgBlocked. Ban answers are matched whole: an error message may
+// quote the client's input ("Unexpected value(s) `...` for the
+// `anthropic-beta` header"), so a message that merely contains a ban
+// sentence is the client's error and never disables an account.
+func claudeBan(status int, body []byte) string {
+	e := gjson.GetBytes(body, "error")
+	msg := e.Get("message").String()
+	if status == 400 {
+		if sentence(msg, claudeBanned) {
+			return msg
+		}
+		return ""
+	}
+	const code = "oauth_org_not_allowed"
+	if e.Get("type").String() == code || e.Get("code").String() == code {
+		if msg == "" {
+			return "subscription access is not allowed for this organization"
+		}
+		return msg
+	}
+	for _, b := range claudeOrgBlocked {
+		if sentence(msg, b) {
+			return msg
 		}
 	}
+	return ""
+}
+
+// sentence reports whether msg is the sentence want, ignoring case,
+// surrounding space and a final period.
+func sentence(msg, want string) bool {
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
+	return strings.EqualFold(msg, want)
 }
 
 // codex reads ChatGPT's quota answer (429 usage_limit_reached with
@@ -187,7 +224,9 @@ func (s *Signal) codex(status int, h Header, body []byte, now time.Time) {
 				s.Until, s.Reason = w.reset, "codex window used up"
 			}
 		}
-	case typ == "account_deactivated" || status == 403 && strings.Contains(gjson.GetBytes(body, "error.message").String(), "deactivated"):
+	case typ == "account_deactivated":
+		// The code, not the message: a message may quote the client's
+		// input (a model or parameter name).
 		s.Ban = gjson.GetBytes(body, "error.message").String()
 		if s.Ban == "" {
 			s.Ban = typ

@@ -52,11 +52,27 @@ func TestReadSignal(t *testing.T) {
 	f("claude 429 Retry-After only", TypeClaude, 429, hdr("Retry-After", "30"), `{"type":"error","error":{"type":"rate_limit_error","message":"x"}}`, time.Time{}, false, false)
 	f("claude banned", TypeClaude, 400, hdr(), `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`, time.Time{}, true, false)
 	f("claude oauth org not allowed", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"OAuth authentication is currently not allowed for this organization.","code":"oauth_org_not_allowed"}}`, time.Time{}, true, false)
+	f("claude banned, case and spacing", TypeClaude, 400, hdr(), `{"type":"error","error":{"type":"invalid_request_error","message":"  this organization has been disabled "}}`, time.Time{}, true, false)
+	f("claude 403 code only", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","code":"oauth_org_not_allowed"}}`, time.Time{}, true, false)
+	f("claude 403 type oauth_org_not_allowed", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"oauth_org_not_allowed","message":"m"}}`, time.Time{}, true, false)
+	f("claude 403 disabled sentence", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"This organization has been disabled."}}`, time.Time{}, true, false)
+	f("claude 403 oauth sentence", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"OAuth authentication is currently not allowed for this organization"}}`, time.Time{}, true, false)
+	// Claude answers that quote the client's input (an unknown beta, a
+	// model name) are the client's error, never a ban.
+	f("claude 400 echoing a beta", TypeClaude, 400, hdr(), `{"type":"error","error":{"type":"invalid_request_error","message":"Unexpected value(s) `+"`organization has been disabled`"+` for the `+"`anthropic-beta`"+` header. Please consult our documentation at docs.anthropic.com or try again without the header."}}`, time.Time{}, false, false)
+	f("claude 400 echoing the whole sentence", TypeClaude, 400, hdr(), `{"type":"error","error":{"type":"invalid_request_error","message":"Unexpected value(s) `+"`This organization has been disabled.`"+` for the `+"`anthropic-beta`"+` header."}}`, time.Time{}, false, false)
+	f("claude 403 echoing oauth_org_not_allowed", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"model oauth_org_not_allowed is not available"}}`, time.Time{}, false, false)
+	f("claude 403 echoing disabled", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"Your organization does not have access to model claude-disabled"}}`, time.Time{}, false, false)
+	f("claude 403 echo in another member", TypeClaude, 403, hdr(), `{"type":"error","error":{"type":"permission_error","message":"no access","param":"oauth_org_not_allowed"}}`, time.Time{}, false, false)
 	// Codex.
 	f("codex resets_at", TypeCodex, 429, hdr(), `{"error":{"type":"usage_limit_reached","message":"m","resets_at":`+itoa(r7.Unix())+`}}`, r7, false, false)
 	f("codex resets_in_seconds", TypeCodex, 429, hdr(), `{"error":{"type":"usage_limit_reached","resets_in_seconds":7200}}`, r5, false, false)
 	f("codex transient 429", TypeCodex, 429, hdr(), `{"error":{"type":"rate_limit_exceeded","message":"slow down"}}`, time.Time{}, false, false)
 	f("codex headers open", TypeCodex, 200, hdr("X-Codex-Primary-Used-Percent", "40", "X-Codex-Secondary-Used-Percent", "70"), "", time.Time{}, false, true)
+	f("codex deactivated code", TypeCodex, 403, hdr(), `{"error":{"code":"account_deactivated","message":"m"}}`, time.Time{}, true, false)
+	f("codex deactivated type", TypeCodex, 401, hdr(), `{"error":{"type":"account_deactivated"}}`, time.Time{}, true, false)
+	f("codex 403 echoing deactivated", TypeCodex, 403, hdr(), `{"error":{"type":"invalid_request_error","message":"The model 'deactivated' is not supported"}}`, time.Time{}, false, false)
+	f("codex 400 echoing account_deactivated", TypeCodex, 400, hdr(), `{"error":{"type":"invalid_request_error","message":"Unknown parameter: 'account_deactivated'.","param":"account_deactivated"}}`, time.Time{}, false, false)
 	f("codex limit header", TypeCodex, 429, hdr("X-Codex-Limit-Reached", "true", "X-Codex-Primary-Used-Percent", "100", "X-Codex-Primary-Reset-After-Seconds", "7200"), "", r5, false, false)
 	// Google.
 	f("google RetryInfo", TypeGemini, 429, hdr(), `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7200s"}]}}`, r5, false, false)
