@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"sync"
@@ -330,8 +331,11 @@ func (c *conn) flush() error {
 	return c.werr
 }
 
+// pathOf is the upgrade's path, quoted, for a log line: without its
+// query, which may carry the client's key (?key=).
 func pathOf(h *fasthttp.RequestHeader) string {
-	return string(codec.AppendQuoted(nil, h.RequestURI()))
+	path, _, _ := bytes.Cut(h.RequestURI(), []byte{'?'})
+	return string(codec.AppendQuoted(nil, path))
 }
 
 // discard is the fasthttp logger of the frames' request contexts: the

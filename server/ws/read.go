@@ -125,7 +125,7 @@ func (c *conn) readLoop() {
 			return
 		}
 		if h.op >= opClose {
-			if !c.control(h) {
+			if !c.control(h, true) {
 				return
 			}
 			continue
@@ -171,11 +171,11 @@ func (c *conn) readMessage(h frameHeader) (message, bool) {
 	var total int64
 	c.frag = !h.fin
 	for {
-		total += h.n
-		if total > c.t.cfg().MaxFrame {
+		if h.n > c.t.cfg().MaxFrame-total { // not total+h.n: it can overflow
 			c.tooBig(h)
 			return m, false
 		}
+		total += h.n
 		if !c.room(int(h.n)) {
 			c.releaseFrame()
 			select {
@@ -214,10 +214,11 @@ func (c *conn) skipMessage(h frameHeader, total int64) bool {
 		if h, ok = c.nextFragment(); !ok {
 			return false
 		}
-		if total += h.n; total > c.t.cfg().MaxFrame {
+		if h.n > c.t.cfg().MaxFrame-total {
 			c.tooBig(h)
 			return false
 		}
+		total += h.n
 	}
 }
 
@@ -237,7 +238,7 @@ func (c *conn) nextFragment() (frameHeader, bool) {
 			}
 			return h, true
 		}
-		if !c.control(h) {
+		if !c.control(h, false) {
 			return h, false
 		}
 	}
@@ -316,9 +317,12 @@ func (c *conn) leave() {
 }
 
 // control answers a control frame: a ping with a pong, a pong moves the
-// read deadline on, a close is echoed and ends the connection. It reports
-// false when the connection ends.
-func (c *conn) control(h frameHeader) bool {
+// read deadline on when it comes between messages, a close is echoed and
+// ends the connection. Inside a message a pong moves nothing: the
+// message's buffer is reserved in the server's bytes in flight, and the
+// deadline set when the last message ended bounds how long it may take.
+// It reports false when the connection ends.
+func (c *conn) control(h frameHeader, between bool) bool {
 	p := c.ctl[:h.n]
 	if _, err := io.ReadFull(c.nc, p); err != nil {
 		c.readFailed(err)
@@ -331,7 +335,9 @@ func (c *conn) control(h frameHeader) bool {
 			return false
 		}
 	case opPong:
-		c.extendRead()
+		if between {
+			c.extendRead()
+		}
 	case opClose:
 		c.echoClose(p)
 		return false
@@ -340,17 +346,29 @@ func (c *conn) control(h frameHeader) bool {
 }
 
 // echoClose answers the client's close frame with the same status code
-// (RFC 6455 section 5.5.1).
+// (RFC 6455 section 5.5.1), or with 1002 when the frame's payload is one
+// byte or its code is one no peer may send (section 7.4).
 func (c *conn) echoClose(p []byte) {
-	code := closeNoStatus
-	if len(p) >= 2 {
-		code = int(binary.BigEndian.Uint16(p))
-	}
-	if code == closeNoStatus {
+	switch {
+	case len(p) == 0:
 		_ = c.writeControl(opClose, nil, time.Second)
-		return
+	case len(p) == 1 || !sendableCode(int(binary.BigEndian.Uint16(p))):
+		c.sendClose(closeProtocolError, "invalid close code")
+	default:
+		c.sendClose(int(binary.BigEndian.Uint16(p)), "")
 	}
-	c.sendClose(code, "")
+}
+
+// sendableCode reports whether a close frame may carry code: the codes
+// RFC 6455 and the IANA registry define for use in a frame (1000-1003,
+// 1007-1014) and the ranges for libraries and applications (3000-4999).
+// 1004 is reserved, and 1005, 1006 and 1015 stand for what no frame says.
+func sendableCode(code int) bool {
+	switch {
+	case code >= 1000 && code <= 1003, code >= 1007 && code <= 1014:
+		return true
+	}
+	return code >= 3000 && code <= 4999
 }
 
 // readFailed ends the connection after a failed read: a protocol error is
