@@ -192,12 +192,18 @@ func (x *exchange) endStream(w streamWriter) {
 // the exchange failed. The log names where it happened and the stack; no
 // request content reaches it.
 func (x *exchange) recovered(where string, p any) {
-	x.s.panics.Add(1)
 	x.result = resultPanic
 	if x.upErr == nil {
 		x.upErr = errPanic
 	}
-	x.s.log.Printf("BUG: panic in %s recovered: %v\n%s", where, p, debug.Stack())
+	x.s.recovered(where, p)
+}
+
+// recovered counts and logs a panic recovered in where: each is a bug.
+// Called from the deferred function, debug.Stack still shows the panic.
+func (s *Server) recovered(where string, p any) {
+	s.panics.Add(1)
+	s.log.Printf("BUG: panic in %s recovered: %v\n%s", where, p, debug.Stack())
 }
 
 // writePanicEvent ends a stream whose relay panicked with the dialect's

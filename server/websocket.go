@@ -48,6 +48,7 @@ func (s *Server) wsOptions() ws.Options {
 		Ping:       s.cfg.Timeouts.WSPing.D(),
 		MaxConns:   s.cfg.Limits.WSConnections,
 		Now:        s.now,
+		Panicked:   s.recovered,
 	}
 	if s.cfg.Log.Access {
 		o.Log = s.log

@@ -140,7 +140,7 @@ func (c *conn) serve() {
 	if c.t.logging() {
 		c.t.logf("WS %s open remote=%s", pathOf(&c.hdr), c.nc.RemoteAddr())
 	}
-	c.readLoop()
+	c.read()
 	c.setGone()
 	c.turns.Wait()
 	c.pinger.Stop()
@@ -149,6 +149,29 @@ func (c *conn) serve() {
 	if c.t.logging() {
 		c.t.logf("WS %s close frames=%d", pathOf(&c.hdr), c.frames)
 	}
+}
+
+// read runs the reader loop; a panic in it ends only this connection.
+func (c *conn) read() {
+	defer c.survive("WebSocket reader")
+	c.readLoop()
+}
+
+// survive, deferred on a connection's goroutine, recovers a panic there:
+// it tells Options.Panicked, closes the connection with 1011 and wakes
+// its reader. The connection's state may be broken, so nothing more is
+// served on it; without this the panic would end the process.
+func (c *conn) survive(where string) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if f := c.t.cfg().Panicked; f != nil {
+		f(where, p)
+	}
+	c.sendClose(closeInternalError, "internal error")
+	c.setGone()
+	_ = c.nc.SetReadDeadline(time.Now())
 }
 
 // startTurn serves message m on a goroutine of its own. The reader holds
@@ -168,6 +191,7 @@ func (c *conn) startTurn(m message) {
 // handed the idle token back.
 func (c *conn) turn() {
 	defer c.turns.Done()
+	defer c.survive("WebSocket turn")
 	c.frames++
 	switch m := c.msgKind; m {
 	case msgRefused:

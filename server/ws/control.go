@@ -19,6 +19,7 @@ const (
 	closeInvalidPayload = 1007
 	closePolicy         = 1008
 	closeTooBig         = 1009
+	closeInternalError  = 1011
 	closeTryAgain       = 1013 // try again later
 )
 

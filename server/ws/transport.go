@@ -69,6 +69,11 @@ type Options struct {
 	Leave func(n int64)
 	// Log, when set, gets one line per connection and per frame.
 	Log *log.Logger
+	// Panicked, when set, is told of a panic recovered on a connection's
+	// reader or turn goroutine (where names which), from the deferred
+	// call, so debug.Stack still shows the panic. The connection is then
+	// closed with 1011; the process and the other connections go on.
+	Panicked func(where string, p any)
 	// Now is the clock for created_at. Default time.Now.
 	Now func() time.Time
 }
