@@ -241,7 +241,22 @@ func (c *conn) endRelay(r *relayState) {
 		return
 	}
 	if r.completed && r.idLen > 0 {
+		c.keepOrDrop(r)
+	}
+}
+
+// keepOrDrop keeps the transcript of a completed response, or, when its
+// output items outgrew the state budget during the turn, stores nothing,
+// as store.put does for a transcript over the budget: the next frame that
+// chains on the response is answered previous_response_not_found.
+func (c *conn) keepOrDrop(r *relayState) {
+	if !r.outgrown {
 		c.keep(r)
+		return
+	}
+	c.t.store.drop(c)
+	if c.t.logging() {
+		c.t.logf("WS %s frame=%d output over limits.ws_state_bytes: transcript not kept", pathOf(&c.hdr), c.frames)
 	}
 }
 
@@ -249,6 +264,7 @@ func (c *conn) endRelay(r *relayState) {
 type relayState struct {
 	done      bool // a terminal event went out
 	completed bool // it was response.completed
+	outgrown  bool // the output items outgrew the state budget: c.out was dropped
 	id        [64]byte
 	idLen     int
 	outputs   int
@@ -265,9 +281,8 @@ func (c *conn) relayEvent(r *relayState, name, data []byte) {
 	}
 	switch string(name) {
 	case "response.output_item.done":
-		if item := codec.Member(data, "item"); codec.IsObject(item) {
-			c.out.B = openai.AppendItemList(c.out.B, 0, item)
-			r.outputs++
+		if item := codec.Member(data, "item"); codec.IsObject(item) && !r.outgrown {
+			c.gather(r, item)
 		}
 	case "response.completed":
 		r.done, r.completed = true, true
@@ -283,14 +298,52 @@ func (c *conn) relayEvent(r *relayState, name, data []byte) {
 	c.queue(data)
 }
 
+// gather adds item to the output items kept for the transcript (c.out),
+// unless the transcript is then larger than the store accepts
+// (limits.ws_state_bytes): nothing else bounds the items of a turn, and
+// store.put would only refuse them once it completed. An item that cannot
+// fit is not copied; the buffer's growth is checked after the copy.
+func (c *conn) gather(r *relayState, item []byte) {
+	if !c.outFits(len(item) + 1) {
+		c.outgrow(r)
+		return
+	}
+	c.out.B = openai.AppendItemList(c.out.B, 0, item)
+	r.outputs++
+	if !c.outFits(0) {
+		c.outgrow(r)
+	}
+}
+
 // noteCompleted takes the response id, and the output items when no
-// output_item.done carried them.
+// output_item.done carried them (one event's worth, bounded by the
+// stream's event size; store.put refuses them if they are over the
+// budget).
 func (c *conn) noteCompleted(r *relayState, data []byte) {
 	resp := codec.Member(data, "response")
 	r.idLen = copy(r.id[:], codec.StrContent(codec.Member(resp, "id")))
-	if r.outputs == 0 {
+	if r.outputs == 0 && !r.outgrown {
 		c.out.B = openai.AppendItems(c.out.B[:0], codec.Member(resp, "output"))
 	}
+}
+
+// outFits reports whether the transcript this turn would keep (c.body and
+// c.out, measured as transcript.size measures them) is within the state
+// budget once c.out holds n bytes more.
+func (c *conn) outFits(n int) bool {
+	size := max(cap(c.out.B), len(c.out.B)+n)
+	if c.body != nil {
+		size += cap(c.body.B)
+	}
+	return c.t.store.fits(int64(size))
+}
+
+// outgrow drops the output items gathered and marks the turn: its
+// transcript is not kept (keepOrDrop).
+func (c *conn) outgrow(r *relayState) {
+	pool.Put(c.out)
+	c.out = nil
+	r.outgrown = true
 }
 
 // keep stores the transcript of a completed response: this request's body

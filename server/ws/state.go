@@ -90,10 +90,7 @@ func (s *store) take(c *conn) transcript {
 // owns t afterwards.
 func (s *store) put(c *conn, t transcript) bool {
 	n := t.size()
-	s.mu.Lock()
-	over := n > s.max
-	s.mu.Unlock()
-	if over {
+	if !s.fits(n) {
 		t.release()
 		s.drop(c)
 		return false
@@ -116,6 +113,16 @@ func (s *store) put(c *conn, t transcript) bool {
 	s.pushFront(c)
 	s.mu.Unlock()
 	return true
+}
+
+// fits reports whether a transcript of n bytes (transcript.size) is
+// within the budget: put releases one that is not. A turn asks it as its
+// output items grow, so that it stops gathering what put would refuse.
+func (s *store) fits(n int64) bool {
+	s.mu.Lock()
+	ok := n <= s.max
+	s.mu.Unlock()
+	return ok
 }
 
 // setMax sets the budget; transcripts over a smaller one are dropped as
