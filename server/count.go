@@ -55,7 +55,7 @@ func (s *Server) countTokens(x *exchange) bool {
 			x.upModel = pool.S2B(t.Model)
 		}
 		x.counting = true
-		if !x.guardFront() {
+		if !x.checkUpModel() || !x.guardFront() {
 			return false
 		}
 		return s.forwardSame(x)

@@ -62,7 +62,7 @@ func (x *exchange) prepare() bool {
 	if t.Aliased {
 		x.upModel = pool.S2B(t.Model)
 	}
-	return x.guardFront()
+	return x.checkUpModel() && x.guardFront()
 }
 
 // readTop checks the body's shape in one pass and reads its model and

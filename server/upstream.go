@@ -173,10 +173,28 @@ func (x *exchange) checkPathModel() bool {
 	if upstream.ValidPathSegment(x.geminiModel) {
 		return true
 	}
-	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadRequest,
-		"invalid model name in the path: it must not contain control characters, spaces, / ? # % \\ \" or ..")
+	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadRequest, "invalid model name in the path: "+msgSegment)
 	return false
 }
+
+// checkUpModel refuses, with 400, a request whose model would reach a
+// Gemini provider's URL (the target's) as a path segment it cannot be.
+// A model named in a body is checked only here, and x.upModel is escaped
+// JSON content: a name JSON escapes (invalid UTF-8, U+2028, a quote)
+// holds a backslash, which no Gemini model name has. Failover skips such
+// alternatives itself (failover.Plan).
+func (x *exchange) checkUpModel() bool {
+	if x.target.Provider.Dialect != codec.DialectGemini || upstream.ValidPathSegment(x.upModel) {
+		return true
+	}
+	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadRequest, "invalid model name for a Gemini provider: "+msgSegment)
+	return false
+}
+
+// msgSegment says what a model name that is a URL path segment must not
+// hold (upstream.ValidPathSegment).
+const msgSegment = "it must not contain control characters, spaces, / ? # % \\ \" or .., nor characters JSON escapes"
+
 
 // setCredential puts the attempt's credential (see pickFirst), else the
 // provider's next one, where its API wants it. A provider

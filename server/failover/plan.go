@@ -5,6 +5,7 @@ import (
 	"slipstream/pool"
 	"slipstream/server/keys"
 	"slipstream/server/provider"
+	"slipstream/server/upstream"
 )
 
 // Candidate is where one attempt goes: a target and the credential it is
@@ -219,6 +220,7 @@ func (p *Plan) nextTarget() bool {
 		r := &p.req
 		p.alts = r.Registry.AppendAlternatives(p.alts[:0], pool.B2S(r.Model), r.First, r.Dialect)
 		p.alts = keepAllowed(p.alts, r.Key, r.First.Model)
+		p.alts = keepSendable(p.alts, r.Model)
 	}
 	if p.altNext >= len(p.alts) {
 		return false
@@ -227,6 +229,25 @@ func (p *Plan) nextTarget() bool {
 	p.altNext++
 	p.tried = 0
 	return true
+}
+
+// keepSendable drops from alts the Gemini targets whose upstream model
+// (the alias's, else model, the client's) cannot be a segment of their
+// URL path (upstream.ValidPathSegment), keeping the order: the first
+// target was checked before the plan began (exchange.checkUpModel). It
+// allocates nothing.
+func keepSendable(alts []provider.Target, model []byte) []provider.Target {
+	kept := alts[:0]
+	for _, t := range alts {
+		up := model
+		if t.Aliased {
+			up = pool.S2B(t.Model)
+		}
+		if t.Provider.Dialect != codec.DialectGemini || upstream.ValidPathSegment(up) {
+			kept = append(kept, t)
+		}
+	}
+	return kept
 }
 
 // keepAllowed drops from alts the targets key may not use, keeping their
