@@ -33,7 +33,44 @@ const (
 // and compacted (no insignificant whitespace). With SchemaStandard alone the output is never longer than
 // schema, so a caller may reserve len(schema) bytes for it. schema must be
 // valid JSON; anything but an object or array is copied unchanged.
+// A schema nested more than maxSchemaNesting deep is copied unchanged
+// (compacted): no real schema nests that far.
 func AppendSchema(dst, schema []byte, o SchemaOpts) []byte {
+	if nestsDeeper(schema, maxSchemaNesting) {
+		return Compact(dst, schema)
+	}
+	return appendSchema(dst, schema, o)
+}
+
+// maxSchemaNesting bounds the JSON nesting of a schema AppendSchema
+// rewrites and SchemaStrictable checks. Both walk a schema level by
+// level, and each level skips over the subschemas under it once more, so
+// their work grows with depth times size: a body nested thousands of
+// levels deep took seconds of CPU. Past this depth the work is bounded
+// by a small multiple of the schema's size.
+const maxSchemaNesting = 64
+
+// nestsDeeper reports whether JSON b nests objects and arrays more than
+// n levels deep, in one scan.
+func nestsDeeper(b []byte, n int) bool {
+	d := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = StringEnd(b, i)
+		case '{', '[':
+			if d++; d > n {
+				return true
+			}
+		case '}', ']':
+			d--
+		}
+	}
+	return false
+}
+
+// appendSchema is AppendSchema below its depth check.
+func appendSchema(dst, schema []byte, o SchemaOpts) []byte {
 	switch {
 	case IsObject(schema):
 		return appendSchemaObject(dst, schema, o)
@@ -159,9 +196,9 @@ func appendSchemaMember(dst, k, v []byte, o SchemaOpts, s *schemaShape) []byte {
 		if o&SchemaAnthropic != 0 {
 			return append(dst, "false"...)
 		}
-		return AppendSchema(dst, v, o)
+		return appendSchema(dst, v, o)
 	case "items", "not", "prefixItems", "anyOf", "oneOf", "allOf", "if", "then", "else", "contains":
-		return AppendSchema(dst, v, o)
+		return appendSchema(dst, v, o)
 	}
 	return Compact(dst, v)
 }
@@ -255,7 +292,7 @@ func appendSchemaMap(dst, v []byte, o SchemaOpts) []byte {
 	for k, s, ok := m.Next(); ok; k, s, ok = m.Next() {
 		dst = appendMemberName(dst, k, first)
 		first = false
-		dst = AppendSchema(dst, s, o)
+		dst = appendSchema(dst, s, o)
 	}
 	return append(dst, '}')
 }
@@ -270,7 +307,7 @@ func appendSchemaList(dst, v []byte, o SchemaOpts) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = AppendSchema(dst, e, o)
+		dst = appendSchema(dst, e, o)
 	}
 	return append(dst, ']')
 }
@@ -328,8 +365,9 @@ func upperTypeName(b []byte) bool {
 // meets OpenAI's strict structured-output rules: the root is an object
 // schema, and every object schema lists all its properties in required
 // and allows no additional properties.
+// A schema nested more than maxSchemaNesting deep is not.
 func SchemaStrictable(schema []byte) bool {
-	return readSchemaShape(schema).object && strictObject(schema)
+	return !nestsDeeper(schema, maxSchemaNesting) && readSchemaShape(schema).object && strictObject(schema)
 }
 
 func strictObject(schema []byte) bool {

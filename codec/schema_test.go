@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -140,4 +141,36 @@ func FuzzAppendSchema(f *testing.F) {
 		_ = SchemaStrictable(in)
 		_ = SchemaNeedsStandard(in)
 	})
+}
+
+// TestSchemaNestingBound: a schema nested past maxSchemaNesting is copied
+// as it is, in time linear in its size (rewriting it level by level took
+// seconds of CPU for a few hundred KB nested thousands deep), and is not
+// strictable; one at the bound is still rewritten.
+func TestSchemaNestingBound(t *testing.T) {
+	nest := func(levels int) string {
+		return strings.Repeat(`{"type":"ARRAY","nullable":true,"items":`, levels) + `{"type":"STRING"}` + strings.Repeat(`}`, levels)
+	}
+	deep := nest(9000)
+	if got := AppendSchema(nil, []byte(deep), SchemaStandard); string(got) != deep {
+		t.Fatalf("a schema 9000 levels deep was rewritten: %.80s", got)
+	}
+	if SchemaStrictable([]byte(strings.ReplaceAll(deep, `"ARRAY","nullable":true`, `"object","additionalProperties":false,"properties":{},"required":[]`))) {
+		t.Fatal("a schema nested past the bound is strictable")
+	}
+	at := nest(maxSchemaNesting - 1)
+	if got := string(AppendSchema(nil, []byte(at), SchemaStandard)); !strings.HasPrefix(got, `{"type":["array","null"]`) || strings.Contains(got, "STRING") {
+		t.Fatalf("a schema %d levels deep was not rewritten: %.80s", maxSchemaNesting, got)
+	}
+	for _, c := range []struct {
+		json string
+		n    int
+		want bool
+	}{
+		{`{}`, 1, false}, {`{"a":[]}`, 1, true}, {`{"a":"[[[["}`, 1, false}, {`[[["\"]]]"]]]`, 3, false}, {`[[[[]]]]`, 3, true},
+	} {
+		if got := nestsDeeper([]byte(c.json), c.n); got != c.want {
+			t.Errorf("nestsDeeper(%s, %d) = %v", c.json, c.n, got)
+		}
+	}
 }
