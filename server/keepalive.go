@@ -2,6 +2,7 @@ package server
 
 import (
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -144,10 +145,24 @@ func (x *exchange) afterCall(err error) bool {
 		x.s.writeError(x.ctx, x.rt.dialect, status, msg)
 		return false
 	}
+	if status := x.upResp.StatusCode(); status >= 300 && status < 400 {
+		x.refuseRedirect(status)
+		return false
+	}
 	if x.translated {
 		return x.respondTranslated()
 	}
 	return x.respondSame()
+}
+
+// refuseRedirect answers an upstream redirect with 502. slipstream does
+// not follow it (the provider's key would go where the upstream says),
+// and must not pass it on: a client that follows it sends its own key
+// and its prompt to the host the upstream chose.
+func (x *exchange) refuseRedirect(status int) {
+	x.result = resultUpstreamFailed
+	x.s.writeError(x.ctx, x.rt.dialect, fasthttp.StatusBadGateway,
+		"provider "+x.target.Provider.Name+" answered with a redirect (HTTP "+strconv.Itoa(status)+"), which slipstream does not follow")
 }
 
 // afterPings relays the answer of a call whose client got pings while it

@@ -62,6 +62,11 @@ func (x *exchange) bufferRelayBody() bool {
 	return true
 }
 
+// announcedMax is the most of an upstream body's announced length that is
+// allocated before its bytes arrive; a longer body grows its buffer as
+// it comes.
+const announcedMax = 1 << 20
+
 // readRelayBody reads the upstream body into a pooled buffer; the buffer
 // is returned on error too (for the caller to Put).
 func (x *exchange) readRelayBody() (*pool.Buffer, error) {
@@ -70,7 +75,9 @@ func (x *exchange) readRelayBody() (*pool.Buffer, error) {
 		x.closeUpstream(errUpstreamTooLarge)
 		return nil, errUpstreamTooLarge
 	}
-	b := pool.Get(max(size, 4<<10))
+	// The announced length sizes the buffer only up to announcedMax: an
+	// upstream that announces 64 MB and sends a byte gets no 64 MB buffer.
+	b := pool.Get(min(max(size, 4<<10), announcedMax))
 	r := x.upStream()
 	if r == nil {
 		b.B = append(b.B[:0], x.upResp.Body()...)

@@ -99,6 +99,10 @@ func CopyRequestHeaders(dst *fasthttp.RequestHeader, src *fasthttp.RequestHeader
 // Content-Encoding are copied too: the body is passed on as it came, so
 // its encoding goes with it. Content-Length is left to fasthttp.
 //
+// The credential headers (clientAuth) stay behind: an upstream, or a
+// debugging proxy in front of it, that echoes them would hand the
+// provider's key to the client.
+//
 // An event stream is the exception: slipstream frames it, decoded, so its
 // Content-Encoding stays behind (NewDecoder). The upstream's CORS headers
 // (Access-Control-*) stay behind too: slipstream answers browsers with its
@@ -108,7 +112,7 @@ func CopyResponseHeaders(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHea
 	conn := src.Peek("Connection")
 	sse := bytes.HasPrefix(src.ContentType(), []byte("text/event-stream"))
 	for k, v := range src.All() {
-		if isHopByHop(k) || isNamedIn(conn, k) || equalFold(k, "Date") || equalFold(k, "Server") || isCORS(k) {
+		if isHopByHop(k) || isNamedIn(conn, k) || equalFold(k, "Date") || equalFold(k, "Server") || isCORS(k) || isClientAuth(k) {
 			continue
 		}
 		if sse && equalFold(k, "Content-Encoding") {
