@@ -35,11 +35,9 @@ const (
 type Decoder struct {
 	started, finished, ended bool
 
-	// Anthropic's usage fields as last reported; message_delta updates
-	// only the fields it carries.
-	in, cacheWrite, cacheRead, out, thinking int64
-	cacheWrite1h                             int64 // the part of cacheWrite for one hour
-	usageKnown                               bool
+	// counts are the usage fields as last reported, read as ReadUsage
+	// reads them (capped, so their sum cannot wrap).
+	counts counts
 
 	kinds   []blockKind // by content block index
 	scratch []byte      // escaped tool input from a start event or a body
@@ -113,35 +111,11 @@ func (d *Decoder) messageStart(dst []codec.Event, msg gjson.Result) []codec.Even
 }
 
 // readUsage takes the usage fields u carries over the ones known so far.
-func (d *Decoder) readUsage(u gjson.Result) {
-	if !u.IsObject() {
-		return
-	}
-	d.usageKnown = true
-	setCount(&d.in, u.Get("input_tokens"))
-	setCount(&d.cacheWrite, u.Get("cache_creation_input_tokens"))
-	setCount(&d.cacheWrite1h, u.Get("cache_creation.ephemeral_1h_input_tokens"))
-	setCount(&d.cacheRead, u.Get("cache_read_input_tokens"))
-	setCount(&d.out, u.Get("output_tokens"))
-	setCount(&d.thinking, u.Get("output_tokens_details.thinking_tokens"))
-}
-
-func setCount(dst *int64, v gjson.Result) {
-	if v.Type == gjson.Number {
-		*dst = v.Int()
-	}
-}
+func (d *Decoder) readUsage(u gjson.Result) { d.counts.read(codec.Raw(u)) }
 
 // usage returns the neutral usage (docs/TRANSLATION.md, usage): Input counts the
 // cached and cache-written tokens too.
-func (d *Decoder) usage() codec.Usage {
-	if !d.usageKnown {
-		return codec.Usage{}
-	}
-	return codec.Usage{Input: d.in + d.cacheWrite + d.cacheRead, CacheRead: d.cacheRead,
-		CacheWrite: d.cacheWrite, CacheWrite1h: min(d.cacheWrite1h, d.cacheWrite),
-		Output: d.out, Reasoning: d.thinking, Known: true}
-}
+func (d *Decoder) usage() codec.Usage { return d.counts.usage() }
 
 func (d *Decoder) setKind(i int, k blockKind) {
 	if i < 0 || i > 1<<16 {

@@ -20,6 +20,11 @@ const DefaultMaxEvent = 16 << 20
 
 const readSize = 4 << 10 // events are small; one larger than this grows the buffer
 
+// maxData is the largest data scratch (the join of an event's data lines)
+// that Release keeps: one event of many large data lines must not pin its
+// size in a pooled Reader for the life of the process.
+const maxData = 1 << 20
+
 // Event is one framed event. All fields are views into the Reader's buffer,
 // valid until the next call to Next or Release.
 type Event struct {
@@ -83,12 +88,21 @@ func (rd *Reader) Reset(r io.Reader) {
 	rd.buf.B = rd.buf.B[:cap(rd.buf.B)]
 }
 
-// Release returns the reader's buffer to the pool and drops r.
+// Release returns the reader's buffer to the pool and drops r. It keeps
+// the data scratch only up to maxData bytes.
 func (rd *Reader) Release() {
 	pool.Put(rd.buf)
 	rd.buf = nil
 	rd.r = nil
-	rd.data = rd.data[:0]
+	rd.data = trimData(rd.data)
+}
+
+// trimData returns b emptied, or nil when it holds more than maxData.
+func trimData(b []byte) []byte {
+	if cap(b) > maxData {
+		return nil
+	}
+	return b[:0]
 }
 
 // Buffered returns the unread bytes held by the reader.

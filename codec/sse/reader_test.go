@@ -248,3 +248,26 @@ func TestIndexEOL(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderReleaseDropsLargeData: an event of many data lines grows the
+// scratch that joins them; Release must not keep a large one, or a pooled
+// reader pins one big event's size for the life of the process.
+func TestReaderReleaseDropsLargeData(t *testing.T) {
+	line := "data: " + strings.Repeat("x", 1023) + "\n"
+	big := strings.Repeat(line, 8192) + "\n" // ~8 MB of data over 8192 lines
+	var rd Reader
+	rd.Reset(strings.NewReader(big))
+	ev, err := rd.Next()
+	if err != nil || len(ev.Data) != 8192*1024-1 {
+		t.Fatalf("big event: %d data bytes, %v", len(ev.Data), err)
+	}
+	rd.Release()
+	rd.Reset(strings.NewReader("data: a\ndata: b\n\n"))
+	if ev, err := rd.Next(); err != nil || string(ev.Data) != "a\nb" {
+		t.Fatalf("small event: %q, %v", ev.Data, err)
+	}
+	rd.Release()
+	if c := cap(rd.data); c > maxData {
+		t.Fatalf("after Release the data scratch keeps %d bytes, want at most %d", c, maxData)
+	}
+}

@@ -42,3 +42,26 @@ func FuzzBodyUsage(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamUsageHugeCounts: Anthropic counts at MaxInt64 are capped as
+// they are read, so the Input that sums them never wraps negative for a
+// client of any other dialect (its usage, metrics and ledger).
+func TestStreamUsageHugeCounts(t *testing.T) {
+	f := func(usage string) {
+		t.Helper()
+		start := []byte(`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"usage":` + usage + `}}`)
+		for _, client := range []codec.Dialect{codec.DialectChat, codec.DialectResponses, codec.DialectGemini} {
+			s := AcquireStream(client, codec.DialectAnthropic, &codec.Request{}, true)
+			if _, err := s.AppendEvent(nil, []byte("message_start"), start); err != nil {
+				t.Fatalf("%v: %s", client, err)
+			}
+			u := s.Usage()
+			ReleaseStream(s)
+			if !u.Known || u.Input < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.Output < 0 || u.Input < u.CacheRead {
+				t.Errorf("%v client, usage %s: got %+v, want known, non-negative, Input counting CacheRead", client, usage, u)
+			}
+		}
+	}
+	f(`{"input_tokens":9223372036854775807,"cache_read_input_tokens":9223372036854775807,"output_tokens":1}`)
+	f(`{"input_tokens":9223372036854775807,"cache_creation_input_tokens":9223372036854775807,"cache_read_input_tokens":9223372036854775807,"output_tokens":9223372036854775807}`)
+}
