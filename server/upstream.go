@@ -195,7 +195,6 @@ func (x *exchange) checkUpModel() bool {
 // hold (upstream.ValidPathSegment).
 const msgSegment = "it must not contain control characters, spaces, / ? # % \\ \" or .., nor characters JSON escapes"
 
-
 // setCredential puts the attempt's credential (see pickFirst), else the
 // provider's next one, where its API wants it. A provider
 // without keys (a local OpenAI-compatible server) gets no credential
