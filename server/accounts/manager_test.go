@@ -403,6 +403,19 @@ func TestSlowRefreshDoesNotStallOtherAccounts(t *testing.T) {
 	}
 }
 
+// failFirstWrite makes d's next account write fail, as a full disk would,
+// and the ones after it succeed.
+func failFirstWrite(d *Dir) {
+	var fail atomic.Bool
+	fail.Store(true)
+	d.write = func(path string, b []byte) error {
+		if fail.Swap(false) {
+			return errors.New("no space left on device")
+		}
+		return writeAtomic(path, b)
+	}
+}
+
 func TestUnsavedRefreshSurvivesTheStaleFile(t *testing.T) {
 	// The write-back after a refresh fails once: the file keeps the
 	// refresh token just spent. A provider rebuild (Load) and the next
@@ -411,14 +424,7 @@ func TestUnsavedRefreshSurvivesTheStaleFile(t *testing.T) {
 	// and the file must end with the live tokens.
 	fx := newFixture(t, TypeCodex, -time.Minute)
 	m := fx.manager(Options{})
-	var fail atomic.Bool
-	fail.Store(true)
-	fx.dir.write = func(path string, b []byte) error {
-		if fail.Swap(false) {
-			return errors.New("no space left on device")
-		}
-		return writeAtomic(path, b)
-	}
+	failFirstWrite(fx.dir)
 	if err := m.Refresh(context.Background(), "a1", true); err != nil {
 		t.Fatal(err)
 	}
@@ -454,14 +460,7 @@ func TestUnsavedRefreshSavedOnNextTick(t *testing.T) {
 	// without a refresh: a crash after it loses nothing.
 	fx := newFixture(t, TypeCodex, time.Minute)
 	m := fx.manager(Options{})
-	var fail atomic.Bool
-	fail.Store(true)
-	fx.dir.write = func(path string, b []byte) error {
-		if fail.Swap(false) {
-			return errors.New("no space left on device")
-		}
-		return writeAtomic(path, b)
-	}
+	failFirstWrite(fx.dir)
 	if err := m.Refresh(context.Background(), "a1", true); err != nil {
 		t.Fatal(err)
 	}
