@@ -419,7 +419,15 @@ func strictChildren(k, v []byte) bool {
 }
 
 // allRequired reports whether every key of props is named in required.
+// Small lists are compared pair by pair, without allocating; past
+// pairLimit pairs the names of required go into a set first, so that a
+// schema of tens of thousands of properties costs linear time, not
+// seconds.
 func allRequired(props, required []byte) bool {
+	const pairLimit = 1 << 12
+	if countMembers(props)*countElems(required) > pairLimit {
+		return allRequiredSet(props, required)
+	}
 	m := ObjectMembers(props)
 	for k, _, ok := m.Next(); ok; k, _, ok = m.Next() {
 		found := false
@@ -432,6 +440,40 @@ func allRequired(props, required []byte) bool {
 		}
 	}
 	return true
+}
+
+// allRequiredSet is allRequired through a set of the required names.
+func allRequiredSet(props, required []byte) bool {
+	set := make(map[string]struct{}, countElems(required))
+	a := ArrayElems(required)
+	for e, ok := a.Next(); ok; e, ok = a.Next() {
+		set[string(StrContent(e))] = struct{}{}
+	}
+	m := ObjectMembers(props)
+	for k, _, ok := m.Next(); ok; k, _, ok = m.Next() {
+		if _, found := set[string(k)]; !found {
+			return false
+		}
+	}
+	return true
+}
+
+func countMembers(obj []byte) int {
+	n := 0
+	m := ObjectMembers(obj)
+	for _, _, ok := m.Next(); ok; _, _, ok = m.Next() {
+		n++
+	}
+	return n
+}
+
+func countElems(arr []byte) int {
+	n := 0
+	a := ArrayElems(arr)
+	for _, ok := a.Next(); ok; _, ok = a.Next() {
+		n++
+	}
+	return n
 }
 
 // appendMemberName appends k, a member name as it stands in its object

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -171,6 +172,37 @@ func TestSchemaNestingBound(t *testing.T) {
 	} {
 		if got := nestsDeeper([]byte(c.json), c.n); got != c.want {
 			t.Errorf("nestsDeeper(%s, %d) = %v", c.json, c.n, got)
+		}
+	}
+}
+
+// TestStrictableManyProperties: whether every property is required is
+// decided the same way below and above the size where allRequired stops
+// comparing pair by pair (20,000 properties took 6.6 s pair by pair).
+func TestStrictableManyProperties(t *testing.T) {
+	schema := func(n int, drop int) string {
+		var p, r strings.Builder
+		for i := range n {
+			k := `"p` + strconv.Itoa(i) + `"`
+			if i > 0 {
+				p.WriteByte(',')
+			}
+			p.WriteString(k + `:{"type":"string"}`)
+			if i != drop {
+				if r.Len() > 0 {
+					r.WriteByte(',')
+				}
+				r.WriteString(k)
+			}
+		}
+		return `{"type":"object","additionalProperties":false,"properties":{` + p.String() + `},"required":[` + r.String() + `]}`
+	}
+	for _, n := range []int{3, 64, 20000} {
+		if !SchemaStrictable([]byte(schema(n, -1))) {
+			t.Errorf("%d properties, all required: not strictable", n)
+		}
+		if SchemaStrictable([]byte(schema(n, n/2))) {
+			t.Errorf("%d properties, one not required: strictable", n)
 		}
 	}
 }
