@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"slipstream/server/accounts"
@@ -92,6 +93,36 @@ func TestClaudeOrgNotAllowedDisablesAccount(t *testing.T) {
 	}
 	if a, _ := d.Load("a2"); a.Disabled {
 		t.Fatal("a2 disabled")
+	}
+	rig.check()
+}
+
+// TestGeminiAccountProjectIsTheAccounts: a request to a Gemini account
+// goes out under the account's Code Assist project; a client's
+// X-Goog-User-Project (which on Google's APIs picks the project a user's
+// token is charged to) or X-Goog-Request-Params never reaches the
+// upstream beside the account's token.
+func TestGeminiAccountProjectIsTheAccounts(t *testing.T) {
+	t.Parallel()
+	rig := newAccountRig(t, accounts.TypeGemini, "g1")
+	var mu sync.Mutex
+	var seen []string
+	rig.answer = func(_ int64, _ string, _ http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("X-Goog-User-Project")+r.Header.Get("X-Goog-Request-Params"))
+		mu.Unlock()
+		return false
+	}
+	rig.start(config.KindGeminiAccount, "")
+	status, body := rig.post("/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
+		"X-Goog-User-Project", "victim-billing", "X-Goog-Request-Params", "project=victim-billing")
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "" {
+		t.Fatalf("the upstream saw the client's project headers: %q", seen)
 	}
 	rig.check()
 }

@@ -101,6 +101,12 @@ func (b *Backend) Sign(c provider.Call, cred *provider.Credential) {
 		if tok.AccountID != "" {
 			h.Set("Chatgpt-Account-Id", tok.AccountID)
 		}
+	case TypeGemini:
+		// The request goes out under the account's Code Assist project.
+		// A client's X-Goog-User-Project would choose the project the
+		// account's token is charged to, on any project its owner can use.
+		h.Del("X-Goog-User-Project")
+		h.Del("X-Goog-Request-Params")
 	}
 }
 
