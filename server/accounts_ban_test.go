@@ -69,24 +69,33 @@ func TestClaudeClientCannotBanAccounts(t *testing.T) {
 	rig.check()
 }
 
-// TestClaudeOrgNotAllowedDisablesAccount: the provider's own 403
-// oauth_org_not_allowed still disables the account, and the request
-// fails over.
-func TestClaudeOrgNotAllowedDisablesAccount(t *testing.T) {
-	t.Parallel()
+// banRig starts two Claude accounts, fill-first, the first of which (a1)
+// answers every request with status and body; it makes one Claude Code
+// request, which must fail over to a2 and succeed.
+func banRig(t *testing.T, status int, body string) *accountRig {
+	t.Helper()
 	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2")
 	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
 		if name != "a1" {
 			return false
 		}
-		w.WriteHeader(403)
-		io.WriteString(w, `{"type":"error","error":{"type":"permission_error","message":"OAuth authentication is currently not allowed for this organization.","code":"oauth_org_not_allowed"}}`)
+		w.WriteHeader(status)
+		io.WriteString(w, body)
 		return true
 	}
 	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n")
 	if status, body := rig.claude(claudeCodeBody); status != 200 {
 		t.Fatalf("status %d body %s", status, body)
 	}
+	return rig
+}
+
+// TestClaudeOrgNotAllowedDisablesAccount: the provider's own 403
+// oauth_org_not_allowed still disables the account, and the request
+// fails over.
+func TestClaudeOrgNotAllowedDisablesAccount(t *testing.T) {
+	t.Parallel()
+	rig := banRig(t, 403, `{"type":"error","error":{"type":"permission_error","message":"OAuth authentication is currently not allowed for this organization.","code":"oauth_org_not_allowed"}}`)
 	d := accounts.NewDir(rig.dir)
 	if a, _ := d.Load("a1"); !a.Disabled {
 		t.Fatal("a1 not disabled by the provider's oauth_org_not_allowed")

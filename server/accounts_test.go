@@ -397,19 +397,7 @@ func TestClaudeQuotaCoolsAccountCapped(t *testing.T) {
 
 func TestClaudeBanDisablesAccount(t *testing.T) {
 	t.Parallel()
-	rig := newAccountRig(t, accounts.TypeClaude, "a1", "a2")
-	rig.answer = func(n int64, name string, w http.ResponseWriter, r *http.Request) bool {
-		if name != "a1" {
-			return false
-		}
-		w.WriteHeader(400)
-		io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`)
-		return true
-	}
-	rig.start(config.KindClaudeAccount, "    strategy: fill-first\n")
-	if status, body := rig.claude(claudeCodeBody); status != 200 {
-		t.Fatalf("status %d body %s", status, body)
-	}
+	rig := banRig(t, 400, `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`)
 	a, _ := accounts.NewDir(rig.dir).Load("a1")
 	if !a.Disabled || !strings.Contains(a.DisabledReason, "organization has been disabled") {
 		t.Fatalf("a1 not disabled with the provider's message: %+v", a.DisabledReason)
